@@ -1,0 +1,143 @@
+#include "bench/bench_session.h"
+
+#include <cuda_profiler_api.h>
+
+#include <stdexcept>
+
+#include "bench/nvtx_range.h"
+#include "quant/cuda_check.h"
+#include "quant/unsupported.h"
+
+namespace gemmscope {
+namespace {
+
+std::string free_memory_text() {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return "";
+  return " (" + std::to_string(free_bytes >> 20) + " MiB free of " +
+         std::to_string(total_bytes >> 20) + " MiB)";
+}
+
+// cudaProfilerStart/Stop around a scope, for nsys/ncu "capture range" profiling.
+class ProfilerScope {
+ public:
+  explicit ProfilerScope(bool enabled) : enabled_(enabled) {
+    if (enabled_) CUDA_CHECK(cudaProfilerStart());
+  }
+  ~ProfilerScope() {
+    if (enabled_) cudaProfilerStop();
+  }
+  ProfilerScope(const ProfilerScope&) = delete;
+  ProfilerScope& operator=(const ProfilerScope&) = delete;
+
+ private:
+  bool enabled_;
+};
+
+}  // namespace
+
+void skip_case(benchmark::State& state, const std::string& reason) {
+#if GEMMSCOPE_HAVE_SKIP_WITH_MESSAGE
+  state.SkipWithMessage(reason);
+#else
+  state.SkipWithError(("skipped: " + reason).c_str());
+#endif
+}
+
+BenchSession::~BenchSession() {
+  prepared_.reset();
+  timer_.reset();
+  cublas_.reset();
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void BenchSession::start_gpu() {
+  device_ = query_device();
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  cublas_ = std::make_unique<CublasLtContext>();
+  timer_ = std::make_unique<IterationTimer>(options_.l2_flush);
+}
+
+BenchSession::PreparedCase& BenchSession::prepare(const Recipe& recipe, const CaseSpec& spec,
+                                                  const std::string& name) {
+  if (prepared_ && prepared_->name == name) return *prepared_;
+  prepared_.reset();  // free the previous case's buffers before allocating this one's
+  auto prepared = std::make_unique<PreparedCase>();
+  prepared->name = name;
+  const AlgorithmChoice algorithm =
+      options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
+  prepared->runner = recipe.prepare(spec, RecipeContext{*cublas_, algorithm, stream_});
+  if (options_.verify) prepared->verification = verify_case(*prepared->runner, stream_);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  prepared_ = std::move(prepared);
+  return *prepared_;
+}
+
+void BenchSession::run_case(benchmark::State& state, const Recipe& recipe, const CaseSpec& spec,
+                            const std::string& name) {
+  const std::string unsupported = recipe.unsupported_reason(device_);
+  if (!unsupported.empty()) {
+    skip_case(state, unsupported);
+    return;
+  }
+  try {
+    PreparedCase& prepared = prepare(recipe, spec, name);
+    if (prepared.verification && !prepared.verification->passed()) {
+      state.SkipWithError(prepared.verification->failure_message().c_str());
+      return;
+    }
+    time_case(state, prepared, spec);
+  } catch (const Unsupported& e) {
+    prepared_.reset();
+    skip_case(state, e.what());
+  } catch (const CudaError& e) {
+    prepared_.reset();
+    if (e.code() == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // out-of-memory is not sticky; clear it for the next case
+      skip_case(state, "does not fit in GPU memory" + free_memory_text() + ": " + e.what());
+    } else {
+      state.SkipWithError(e.what());
+    }
+  } catch (const std::exception& e) {
+    prepared_.reset();
+    state.SkipWithError(e.what());
+  }
+}
+
+void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared,
+                             const CaseSpec& spec) {
+  CaseRunner& runner = *prepared.runner;
+  for (int i = 0; i < options_.warmup_runs; ++i) runner.enqueue(stream_);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+  double total_seconds = 0;
+  {
+    NvtxRange range(prepared.name);
+    ProfilerScope profiler(options_.profile);
+    const auto work = [&runner](cudaStream_t stream) { runner.enqueue(stream); };
+    for (auto _ : state) {
+      const double seconds = timer_->time(stream_, work);
+      state.SetIterationTime(seconds);
+      total_seconds += seconds;
+    }
+  }
+
+  const GemmShape& shape = spec.gemm.shape;
+  // A rate over the GPU (manual) time, computed here so it never depends on how a Google
+  // Benchmark version derives rates.
+  state.counters["TFLOPS"] =
+      total_seconds > 0 ? shape.flops() * state.iterations() / total_seconds / 1e12 : 0.0;
+  state.counters["M"] = static_cast<double>(shape.m);
+  state.counters["K"] = static_cast<double>(shape.k);
+  state.counters["N"] = static_cast<double>(shape.n);
+  if (prepared.verification) {
+    state.counters["rel_err"] = prepared.verification->rel_err;
+    if (prepared.verification->recipe_err) {
+      state.counters["recipe_err"] = *prepared.verification->recipe_err;
+    }
+  }
+  state.SetLabel(runner.label());
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,60 @@
+#pragma once
+// What every case of one gemm_bench run shares: the options, the GPU's resources (stream,
+// cuBLASLt, timer) and the one case currently prepared. Cases run one after another, and
+// Google Benchmark calls a case's function several times (to size the iteration count, once
+// per repetition); the prepared case is kept between those calls and freed when the next case
+// starts, so only one case's buffers are ever allocated.
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bench/device_info.h"
+#include "bench/iteration_timer.h"
+#include "bench/options.h"
+#include "bench/recipe.h"
+#include "bench/verification.h"
+#include "kernels/cublaslt_context.h"
+
+namespace gemmscope {
+
+class BenchSession {
+ public:
+  explicit BenchSession(const BenchOptions& options) : options_(options) {}
+  ~BenchSession();
+
+  // Creates the GPU resources. Not called when only listing cases (no GPU needed then).
+  void start_gpu();
+  const DeviceInfo& device() const { return device_; }
+  const CublasLtContext& cublas() const { return *cublas_; }
+  cudaStream_t stream() const { return stream_; }
+
+  // The body of every registered benchmark.
+  void run_case(benchmark::State& state, const Recipe& recipe, const CaseSpec& spec,
+                const std::string& name);
+
+ private:
+  struct PreparedCase {
+    std::string name;
+    std::unique_ptr<CaseRunner> runner;
+    std::optional<Verification> verification;
+  };
+  // Returns the prepared case for `name`, preparing (and verifying) it if it is new.
+  PreparedCase& prepare(const Recipe& recipe, const CaseSpec& spec, const std::string& name);
+  void time_case(benchmark::State& state, PreparedCase& prepared, const CaseSpec& spec);
+
+  BenchOptions options_;
+  DeviceInfo device_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<CublasLtContext> cublas_;
+  std::unique_ptr<IterationTimer> timer_;
+  std::unique_ptr<PreparedCase> prepared_;
+};
+
+// Google Benchmark 1.8 can mark a case skipped; 1.7 only errored. Either way the reason shows.
+void skip_case(benchmark::State& state, const std::string& reason);
+
+}  // namespace gemmscope

@@ -1,0 +1,28 @@
+#pragma once
+// One benchmark case before it has a precision: a GEMM of the workload in a timing mode, and
+// the stable name that --benchmark_filter, compare.py and the NVTX range all use.
+
+#include <string>
+
+#include "shapes/layer_gemms.h"
+
+namespace gemmscope {
+
+enum class Mode {
+  kNative,    // BF16: nothing to quantize; the baseline of both other modes
+  kAutocast,  // the quantization of the GEMM's inputs is inside the timed region
+  kPrequant,  // inputs quantized once, outside timing: the GEMM alone
+};
+
+// "native", "autocast", "prequant": the token used in case names.
+const char* mode_name(Mode mode);
+
+struct CaseSpec {
+  LayerGemm gemm;  // pass, op, linear-layer dims and the launched M, K, N
+  Mode mode = Mode::kNative;
+};
+
+// {precision}/{Pass}/{op}/{mode}/M:{m}/K:{k}/N:{n}; Google Benchmark appends /manual_time.
+std::string case_name(const std::string& precision, const CaseSpec& spec);
+
+}  // namespace gemmscope

@@ -1,0 +1,38 @@
+#pragma once
+// Times one iteration of a case on the GPU's own timeline, the way nvbench measures "cold":
+//   1. flush the L2 (optional), outside the events;
+//   2. hold the stream with a spinning kernel while the host enqueues
+//      start event -> the case's work -> stop event;
+//   3. release the stream: the GPU runs the work back to back, so neither launch latency nor
+//      host overhead lands between the events.
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <memory>
+
+#include "kernels/l2_flush.h"
+#include "kernels/stream_blocker.h"
+
+namespace gemmscope {
+
+class IterationTimer {
+ public:
+  explicit IterationTimer(bool flush_l2);
+  ~IterationTimer();
+  IterationTimer(const IterationTimer&) = delete;
+  IterationTimer& operator=(const IterationTimer&) = delete;
+
+  // Enqueues `work` on `stream` between the events and returns its GPU time in seconds.
+  // Synchronises on the stop event. Throws if the stream blocker timed out, since the
+  // measurement would then include host time.
+  double time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work);
+
+ private:
+  std::unique_ptr<L2Flush> l2_flush_;  // null when flushing is off
+  StreamBlocker blocker_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+};
+
+}  // namespace gemmscope

@@ -1,0 +1,49 @@
+// BF16: the baseline. The GEMM reads the training tensors as they are, in the layouts
+// frameworks launch (Fprop TN, Dgrad NN, Wgrad NT), FP32 accumulation, BF16 output.
+
+#include "bench/pass_tensors.h"
+#include "bench/recipes/recipes.h"
+
+namespace gemmscope {
+namespace {
+
+class Bf16Runner : public CaseRunner {
+ public:
+  Bf16Runner(const CaseSpec& spec, const RecipeContext& context)
+      : tensors_(spec.gemm, context.stream),
+        plan_(context.cublas, tensors_.bf16_problem(), context.algorithm, context.stream) {}
+
+  void enqueue(cudaStream_t stream) override { plan_.run(stream); }
+  GemmProblem gemm_problem() const override { return tensors_.bf16_problem(); }
+  GemmProblem original_problem() const override { return tensors_.bf16_problem(); }
+  // Rounding the output to BF16 alone gives a relative error of about 2^-9/sqrt(3) = 1.1e-3.
+  double tolerance() const override { return 4e-3; }
+  std::string label() const override { return plan_.algorithm(); }
+
+ private:
+  PassTensors tensors_;
+  GemmPlan plan_;
+};
+
+class Bf16Recipe : public Recipe {
+ public:
+  std::string name() const override { return "BF16"; }
+  std::vector<Mode> modes() const override { return {Mode::kNative}; }
+  std::string unsupported_reason(const DeviceInfo& device) const override {
+    if (device.cc_major < 8) {
+      return "BF16 tensor cores need compute capability 8.0 or newer; this GPU is " +
+             device.compute_capability();
+    }
+    return "";
+  }
+  std::unique_ptr<CaseRunner> prepare(const CaseSpec& spec,
+                                      const RecipeContext& context) const override {
+    return std::make_unique<Bf16Runner>(spec, context);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_bf16_recipe() { return std::make_unique<Bf16Recipe>(); }
+
+}  // namespace gemmscope

@@ -1,0 +1,11 @@
+#include "bench/recipes/recipes.h"
+
+namespace gemmscope {
+
+std::vector<std::unique_ptr<Recipe>> all_recipes() {
+  std::vector<std::unique_ptr<Recipe>> recipes;
+  recipes.push_back(make_bf16_recipe());
+  return recipes;
+}
+
+}  // namespace gemmscope

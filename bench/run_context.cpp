@@ -1,0 +1,43 @@
+#include "bench/run_context.h"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace gemmscope {
+namespace {
+
+std::string bool_text(bool value) { return value ? "true" : "false"; }
+
+}  // namespace
+
+void add_run_context(const DeviceInfo& device, const Workload& workload,
+                     const BenchOptions& options) {
+  using benchmark::AddCustomContext;
+  AddCustomContext("device_name", device.name);
+  AddCustomContext("compute_capability", device.compute_capability());
+  AddCustomContext("sm_count", std::to_string(device.sm_count));
+  AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));
+  AddCustomContext("memory_clock_mhz", std::to_string(device.memory_clock_mhz));
+  AddCustomContext("l2_cache_bytes", std::to_string(device.l2_bytes));
+  AddCustomContext("memory_bytes", std::to_string(device.memory_bytes));
+  AddCustomContext("driver_version", device.driver_version);
+  AddCustomContext("cuda_runtime_version", device.cuda_runtime_version);
+  AddCustomContext("cublaslt_version", device.cublaslt_version);
+  if (workload.kind == Workload::Kind::kShapes) {
+    AddCustomContext("workload", "shapes");
+    AddCustomContext("shapes", workload.shapes_text);
+  } else {
+    AddCustomContext("workload", "model");
+    AddCustomContext("model", workload.model.name);
+    AddCustomContext("model_config", workload.model.describe());
+    AddCustomContext("num_hidden_layers", std::to_string(workload.model.num_hidden_layers));
+    AddCustomContext("tokens", std::to_string(workload.model.tokens()));
+  }
+  AddCustomContext("l2_flush", bool_text(options.l2_flush));
+  AddCustomContext("autotune", bool_text(options.autotune));
+  AddCustomContext("verify", bool_text(options.verify));
+  AddCustomContext("warmup_runs", std::to_string(options.warmup_runs));
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,15 @@
+#pragma once
+// Run-level facts written into the benchmark JSON's "context" (and the console header):
+// the device and its software, the workload, and how cases were timed. gemm_report reads
+// these keys; keep them stable.
+
+#include "bench/device_info.h"
+#include "bench/options.h"
+#include "shapes/workload.h"
+
+namespace gemmscope {
+
+void add_run_context(const DeviceInfo& device, const Workload& workload,
+                     const BenchOptions& options);
+
+}  // namespace gemmscope

@@ -1,0 +1,30 @@
+#pragma once
+// --verify: before a case is timed, its GEMM runs once into a poisoned (NaN-filled) output
+// and is compared with the reference GEMM (kernels/reference_gemm.h):
+//  - rel_err:    against the reference product of the very operands it read, dequantized.
+//                This proves the implementation (layouts, scales, algorithm); it must be
+//                within the recipe's tolerance, or the case fails.
+//  - recipe_err: against the reference product of the original BF16 inputs: what the
+//                recipe's quantization costs in accuracy. Reported, never judged.
+
+#include <cuda_runtime.h>
+
+#include <optional>
+#include <string>
+
+#include "bench/recipe.h"
+
+namespace gemmscope {
+
+struct Verification {
+  double rel_err = 0;
+  std::optional<double> recipe_err;  // absent when the GEMM reads the original inputs (BF16)
+  double tolerance = 0;
+  bool passed() const { return rel_err <= tolerance; }  // false for NaN too
+  std::string failure_message() const;
+};
+
+// Runs the case's enqueue() once and synchronises: call outside timed regions.
+Verification verify_case(CaseRunner& runner, cudaStream_t stream);
+
+}  // namespace gemmscope
