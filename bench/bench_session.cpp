@@ -14,7 +14,8 @@ namespace {
 std::string free_memory_text() {
   size_t free_bytes = 0;
   size_t total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return "";
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
+    return "";
   return " (" + std::to_string(free_bytes >> 20) + " MiB free of " +
          std::to_string(total_bytes >> 20) + " MiB)";
 }
@@ -23,10 +24,12 @@ std::string free_memory_text() {
 class ProfilerScope {
  public:
   explicit ProfilerScope(bool enabled) : enabled_(enabled) {
-    if (enabled_) CUDA_CHECK(cudaProfilerStart());
+    if (enabled_)
+      CUDA_CHECK(cudaProfilerStart());
   }
   ~ProfilerScope() {
-    if (enabled_) cudaProfilerStop();
+    if (enabled_)
+      cudaProfilerStop();
   }
   ProfilerScope(const ProfilerScope&) = delete;
   ProfilerScope& operator=(const ProfilerScope&) = delete;
@@ -49,7 +52,8 @@ BenchSession::~BenchSession() {
   prepared_.reset();
   timer_.reset();
   cublas_.reset();
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  if (stream_ != nullptr)
+    cudaStreamDestroy(stream_);
 }
 
 void BenchSession::start_gpu() {
@@ -61,14 +65,16 @@ void BenchSession::start_gpu() {
 
 BenchSession::PreparedCase& BenchSession::prepare(const Recipe& recipe, const CaseSpec& spec,
                                                   const std::string& name) {
-  if (prepared_ && prepared_->name == name) return *prepared_;
+  if (prepared_ && prepared_->name == name)
+    return *prepared_;
   prepared_.reset();  // free the previous case's buffers before allocating this one's
   auto prepared = std::make_unique<PreparedCase>();
   prepared->name = name;
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
   prepared->runner = recipe.prepare(spec, RecipeContext{*cublas_, algorithm, stream_});
-  if (options_.verify) prepared->verification = verify_case(*prepared->runner, stream_);
+  if (options_.verify)
+    prepared->verification = verify_case(*prepared->runner, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   prepared_ = std::move(prepared);
   return *prepared_;
@@ -108,7 +114,8 @@ void BenchSession::run_case(benchmark::State& state, const Recipe& recipe, const
 void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared,
                              const CaseSpec& spec) {
   CaseRunner& runner = *prepared.runner;
-  for (int i = 0; i < options_.warmup_runs; ++i) runner.enqueue(stream_);
+  for (int i = 0; i < options_.warmup_runs; ++i)
+    runner.enqueue(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
   double total_seconds = 0;

@@ -8,7 +8,8 @@
 namespace gemmscope {
 
 void warm_up_gpu(double seconds, const CublasLtContext& cublas, cudaStream_t stream) {
-  if (seconds <= 0) return;
+  if (seconds <= 0)
+    return;
   LayerGemm gemm;
   gemm.pass = Pass::kFprop;
   gemm.op = "warmup";
@@ -16,10 +17,10 @@ void warm_up_gpu(double seconds, const CublasLtContext& cublas, cudaStream_t str
   gemm.shape = gemm_shape(gemm.pass, gemm.dims);
   const PassTensors tensors(gemm, stream);
   const GemmPlan plan(cublas, tensors.bf16_problem(), AlgorithmChoice::kHeuristic, stream);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    for (int i = 0; i < 10; ++i) plan.run(stream);  // about 15 ms of work on an H100
+    for (int i = 0; i < 10; ++i)
+      plan.run(stream);  // about 15 ms of work on an H100
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 }

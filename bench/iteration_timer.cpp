@@ -18,7 +18,8 @@ IterationTimer::~IterationTimer() {
 }
 
 double IterationTimer::time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
-  if (l2_flush_) l2_flush_->flush(stream);
+  if (l2_flush_)
+    l2_flush_->flush(stream);
   blocker_.block(stream);
   try {
     CUDA_CHECK(cudaEventRecord(start_, stream));

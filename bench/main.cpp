@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   Workload workload;
   try {
     options = parse_options(&argc, argv);
-    if (options.help) print_help_and_exit(argv[0]);
+    if (options.help)
+      print_help_and_exit(argv[0]);
     if (options.list_models) {
       std::fputs(list_models_text().c_str(), stdout);
       return 0;
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
 
   const bool listing_only = lists_tests_only(argc, argv);
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadUsage;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return kExitBadUsage;
 
   const std::vector<std::unique_ptr<Recipe>> recipes = all_recipes();
   BenchSession session(options);

@@ -17,7 +17,8 @@ struct FlagArgument {
 
 // "--name=value" or "--name"; anything else is not a flag of ours.
 bool split_flag(std::string_view arg, FlagArgument* out) {
-  if (arg.size() < 3 || arg.substr(0, 2) != "--") return false;
+  if (arg.size() < 3 || arg.substr(0, 2) != "--")
+    return false;
   arg.remove_prefix(2);
   const size_t eq = arg.find('=');
   out->name = std::string(arg.substr(0, eq));
@@ -27,8 +28,10 @@ bool split_flag(std::string_view arg, FlagArgument* out) {
 }
 
 bool parse_bool(const FlagArgument& flag) {
-  if (flag.value == "true" || flag.value == "1") return true;
-  if (flag.value == "false" || flag.value == "0") return false;
+  if (flag.value == "true" || flag.value == "1")
+    return true;
+  if (flag.value == "false" || flag.value == "0")
+    return false;
   throw std::invalid_argument("--" + flag.name + "=" + flag.value +
                               ": expected true, false, 1 or 0");
 }
@@ -36,8 +39,8 @@ bool parse_bool(const FlagArgument& flag) {
 double parse_seconds(const FlagArgument& flag) {
   char* end = nullptr;
   const double value = std::strtod(flag.value.c_str(), &end);
-  if (!flag.has_value || flag.value.empty() || *end != '\0' || !std::isfinite(value) ||
-      value < 0 || value > 3600) {
+  if (!flag.has_value || flag.value.empty() || *end != '\0' || !std::isfinite(value) || value < 0 ||
+      value > 3600) {
     throw std::invalid_argument("--" + flag.name + "=" + flag.value +
                                 ": expected a number of seconds from 0 to 3600");
   }
@@ -88,7 +91,8 @@ BenchOptions parse_options(int* argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     FlagArgument flag;
-    if (split_flag(argv[i], &flag) && apply_flag(flag, &options)) continue;
+    if (split_flag(argv[i], &flag) && apply_flag(flag, &options))
+      continue;
     argv[kept++] = argv[i];
   }
   *argc = kept;

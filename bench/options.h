@@ -11,13 +11,13 @@ namespace gemmscope {
 struct BenchOptions {
   bool help = false;
   bool list_models = false;
-  bool verify = false;             // compare each case against the reference GEMM first
-  bool autotune = false;           // time cuBLASLt's top candidates, keep the fastest
-  bool l2_flush = true;            // flush L2 before every timed iteration
-  bool profile = false;            // cudaProfilerStart/Stop around the timed loops
-  double gpu_warmup_seconds = 3;   // busy GEMMs before the first case, to settle clocks
-  int warmup_runs = 3;             // untimed runs of a case before its timed loop
-  FlagValues workload_flags;       // shapes/'s flags (--model, --hidden_size, --shapes, ...)
+  bool verify = false;            // compare each case against the reference GEMM first
+  bool autotune = false;          // time cuBLASLt's top candidates, keep the fastest
+  bool l2_flush = true;           // flush L2 before every timed iteration
+  bool profile = false;           // cudaProfilerStart/Stop around the timed loops
+  double gpu_warmup_seconds = 3;  // busy GEMMs before the first case, to settle clocks
+  int warmup_runs = 3;            // untimed runs of a case before its timed loop
+  FlagValues workload_flags;      // shapes/'s flags (--model, --hidden_size, --shapes, ...)
 };
 
 // Parses and removes gemmscope's flags from argv ("--name=value"; booleans also as "--name").

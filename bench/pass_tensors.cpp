@@ -10,9 +10,10 @@ constexpr uint64_t kSeedX = 0x5eed0001;
 constexpr uint64_t kSeedW = 0x5eed0002;
 constexpr uint64_t kSeedDy = 0x5eed0003;
 
-DeviceBuffer<__nv_bfloat16> random_tensor(bool needed, int64_t rows, int64_t cols,
-                                          uint64_t seed, cudaStream_t stream) {
-  if (!needed) return {};
+DeviceBuffer<__nv_bfloat16> random_tensor(bool needed, int64_t rows, int64_t cols, uint64_t seed,
+                                          cudaStream_t stream) {
+  if (!needed)
+    return {};
   DeviceBuffer<__nv_bfloat16> buffer(static_cast<size_t>(rows) * static_cast<size_t>(cols));
   fill_normal(buffer.get(), buffer.size(), seed, 0.0f, 1.0f, stream);
   return buffer;

@@ -7,7 +7,9 @@
 namespace gemmscope {
 namespace {
 
-std::string bool_text(bool value) { return value ? "true" : "false"; }
+std::string bool_text(bool value) {
+  return value ? "true" : "false";
+}
 
 }  // namespace
 

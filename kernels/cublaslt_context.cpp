@@ -8,6 +8,8 @@ CublasLtContext::CublasLtContext() : workspace_(kWorkspaceBytes) {
   CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
-CublasLtContext::~CublasLtContext() { cublasLtDestroy(handle_); }
+CublasLtContext::~CublasLtContext() {
+  cublasLtDestroy(handle_);
+}
 
 }  // namespace gemmscope

@@ -66,17 +66,16 @@ void check_operand(const GemmOperand& operand, const char* which) {
 template <typename T>
 T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
   T value{};
-  CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof(value),
-                                                    nullptr));
+  CUBLAS_CHECK(
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof(value), nullptr));
   return value;
 }
 
 std::string describe(const cublasLtMatmulAlgo_t& algo) {
-  return "algo " + std::to_string(algo_config<int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID)) +
-         " tile " + std::to_string(algo_config<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)) +
-         " stages " +
-         std::to_string(algo_config<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)) +
-         " splitK " + std::to_string(algo_config<int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
+  return "algo " + std::to_string(algo_config<int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID)) + " tile " +
+         std::to_string(algo_config<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)) + " stages " +
+         std::to_string(algo_config<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)) + " splitK " +
+         std::to_string(algo_config<int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
 }
 
 }  // namespace
@@ -89,11 +88,16 @@ struct GemmPlan::Descriptors {
   cublasLtMatmulPreference_t preference = nullptr;
 
   ~Descriptors() {
-    if (preference != nullptr) cublasLtMatmulPreferenceDestroy(preference);
-    if (d != nullptr) cublasLtMatrixLayoutDestroy(d);
-    if (b != nullptr) cublasLtMatrixLayoutDestroy(b);
-    if (a != nullptr) cublasLtMatrixLayoutDestroy(a);
-    if (matmul != nullptr) cublasLtMatmulDescDestroy(matmul);
+    if (preference != nullptr)
+      cublasLtMatmulPreferenceDestroy(preference);
+    if (d != nullptr)
+      cublasLtMatrixLayoutDestroy(d);
+    if (b != nullptr)
+      cublasLtMatrixLayoutDestroy(b);
+    if (a != nullptr)
+      cublasLtMatrixLayoutDestroy(a);
+    if (matmul != nullptr)
+      cublasLtMatmulDescDestroy(matmul);
   }
 };
 
@@ -104,7 +108,8 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
   const GemmOperand& right = problem.right;
   check_operand(left, "left");
   check_operand(right, "right");
-  if (problem.output == nullptr) throw std::invalid_argument("GemmPlan: no output buffer");
+  if (problem.output == nullptr)
+    throw std::invalid_argument("GemmPlan: no output buffer");
   if (left.contraction() != right.contraction()) {
     throw std::invalid_argument("GemmPlan: contraction sizes differ: left " +
                                 std::to_string(left.contraction()) + ", right " +
@@ -147,21 +152,20 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
   // Row-major [rows, cols] storage is column-major [cols x rows] with leading dimension cols.
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&desc.a, cuda_type(right.tensor.format),
                                           right.tensor.cols, right.tensor.rows, right.tensor.cols));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&desc.b, cuda_type(left.tensor.format),
-                                          left.tensor.cols, left.tensor.rows, left.tensor.cols));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&desc.b, cuda_type(left.tensor.format), left.tensor.cols,
+                                          left.tensor.rows, left.tensor.cols));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&desc.d, CUDA_R_16BF, q, p, q));
 
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&desc.preference));
   const uint64_t workspace = context.workspace_bytes();
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(desc.preference,
-                                                    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &workspace, sizeof(workspace)));
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      desc.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
   std::vector<cublasLtMatmulHeuristicResult_t> candidates(kAutotuneCandidates);
   int found = 0;
   const int requested = choice == AlgorithmChoice::kAutotune ? kAutotuneCandidates : 1;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(context.handle(), desc.matmul, desc.a, desc.b,
-                                              desc.d, desc.d, desc.preference, requested,
-                                              candidates.data(), &found));
+  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(context.handle(), desc.matmul, desc.a, desc.b, desc.d,
+                                              desc.d, desc.preference, requested, candidates.data(),
+                                              &found));
   candidates.resize(found);
   candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                   [](const auto& c) { return c.state != CUBLAS_STATUS_SUCCESS; }),
@@ -187,9 +191,11 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
   size_t best = 0;
   try {
     for (size_t i = 0; i < candidates.size(); ++i) {
-      for (int r = 0; r < kWarmupRuns; ++r) run_with(candidates[i].algo, stream);
+      for (int r = 0; r < kWarmupRuns; ++r)
+        run_with(candidates[i].algo, stream);
       CUDA_CHECK(cudaEventRecord(start, stream));
-      for (int r = 0; r < kTimedRuns; ++r) run_with(candidates[i].algo, stream);
+      for (int r = 0; r < kTimedRuns; ++r)
+        run_with(candidates[i].algo, stream);
       CUDA_CHECK(cudaEventRecord(stop, stream));
       CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0;
@@ -213,16 +219,18 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
 
 GemmPlan::~GemmPlan() = default;
 
-void GemmPlan::run(cudaStream_t stream) const { run_with(algo_, stream); }
+void GemmPlan::run(cudaStream_t stream) const {
+  run_with(algo_, stream);
+}
 
 void GemmPlan::run_with(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const {
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const Descriptors& desc = *descriptors_;
-  CUBLAS_CHECK(cublasLtMatmul(context_.handle(), desc.matmul, &alpha,
-                              problem_.right.tensor.data, desc.a, problem_.left.tensor.data,
-                              desc.b, &beta, problem_.output, desc.d, problem_.output, desc.d,
-                              &algo, context_.workspace(), context_.workspace_bytes(), stream));
+  CUBLAS_CHECK(cublasLtMatmul(context_.handle(), desc.matmul, &alpha, problem_.right.tensor.data,
+                              desc.a, problem_.left.tensor.data, desc.b, &beta, problem_.output,
+                              desc.d, problem_.output, desc.d, &algo, context_.workspace(),
+                              context_.workspace_bytes(), stream));
 }
 
 }  // namespace gemmscope

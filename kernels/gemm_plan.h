@@ -30,10 +30,10 @@ struct GemmOperand {
 };
 
 struct GemmProblem {
-  GemmOperand left;                  // [P, K]
-  GemmOperand right;                 // [K, Q]
-  __nv_bfloat16* output = nullptr;   // [P, Q], row-major
-  bool fast_accumulation = false;    // FP8 only: cuBLASLt's FAST_ACCUM (no periodic promotion)
+  GemmOperand left;                 // [P, K]
+  GemmOperand right;                // [K, Q]
+  __nv_bfloat16* output = nullptr;  // [P, Q], row-major
+  bool fast_accumulation = false;   // FP8 only: cuBLASLt's FAST_ACCUM (no periodic promotion)
 };
 
 enum class AlgorithmChoice {

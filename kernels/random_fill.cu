@@ -42,7 +42,8 @@ __global__ void fill_normal_kernel(T* out, size_t count, uint64_t seed, float me
 template <typename T>
 void launch_fill(T* out, size_t count, uint64_t seed, float mean, float stddev,
                  cudaStream_t stream) {
-  if (count == 0) return;
+  if (count == 0)
+    return;
   constexpr int kThreads = 256;
   const size_t blocks_needed = (count + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(blocks_needed < 65536 ? blocks_needed : 65536);

@@ -39,12 +39,14 @@ __global__ void reference_gemm_kernel(StridedMatrix a, StridedMatrix b, float* o
       b_tile[ty][tx] = load(b, k0 + ty, col0 + tx);
     }
     __syncthreads();
-    for (int kk = 0; kk < kTile; ++kk) sum += a_tile[ty][kk] * b_tile[kk][tx];
+    for (int kk = 0; kk < kTile; ++kk)
+      sum += a_tile[ty][kk] * b_tile[kk][tx];
     __syncthreads();
   }
   const int64_t row = row0 + ty;
   const int64_t col = col0 + tx;
-  if (row < a.rows && col < b.cols) out[row * b.cols + col] = sum;
+  if (row < a.rows && col < b.cols)
+    out[row * b.cols + col] = sum;
 }
 
 }  // namespace
@@ -61,7 +63,8 @@ void reference_gemm(const StridedMatrix& a, const StridedMatrix& b, float* out,
   const dim3 block(kTile, kTile);
   const dim3 grid(static_cast<unsigned>((b.cols + kTile - 1) / kTile),
                   static_cast<unsigned>((a.rows + kTile - 1) / kTile));
-  if (grid.y > 65535) throw std::invalid_argument("reference_gemm: too many rows");
+  if (grid.y > 65535)
+    throw std::invalid_argument("reference_gemm: too many rows");
   reference_gemm_kernel<<<grid, block, 0, stream>>>(a, b, out);
   CUDA_CHECK_LAUNCH();
 }

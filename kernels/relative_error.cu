@@ -11,8 +11,8 @@ namespace {
 constexpr int kThreads = 256;
 
 // sums[0] += sum (got - expected)^2, sums[1] += sum expected^2.
-__global__ void squared_norms_kernel(const __nv_bfloat16* got, const float* expected,
-                                     size_t count, double* sums) {
+__global__ void squared_norms_kernel(const __nv_bfloat16* got, const float* expected, size_t count,
+                                     double* sums) {
   double diff_sq = 0.0;
   double ref_sq = 0.0;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;

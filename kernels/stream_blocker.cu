@@ -53,8 +53,12 @@ void StreamBlocker::block(cudaStream_t stream) {
   }
 }
 
-void StreamBlocker::release() { *release_flag_ = 1; }
+void StreamBlocker::release() {
+  *release_flag_ = 1;
+}
 
-bool StreamBlocker::timed_out() const { return *timeout_flag_ != 0; }
+bool StreamBlocker::timed_out() const {
+  return *timeout_flag_ != 0;
+}
 
 }  // namespace gemmscope

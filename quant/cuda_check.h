@@ -28,12 +28,12 @@ class CudaError : public std::runtime_error {
 
 }  // namespace gemmscope
 
-#define CUDA_CHECK(call)                                                   \
-  do {                                                                     \
-    cudaError_t gemmscope_status_ = (call);                                \
-    if (gemmscope_status_ != cudaSuccess) {                                \
+#define CUDA_CHECK(call)                                                           \
+  do {                                                                             \
+    cudaError_t gemmscope_status_ = (call);                                        \
+    if (gemmscope_status_ != cudaSuccess) {                                        \
       ::gemmscope::throw_cuda_error(gemmscope_status_, #call, __FILE__, __LINE__); \
-    }                                                                      \
+    }                                                                              \
   } while (0)
 
 // Checks the launch of the kernel just enqueued (bad configuration, missing image for this GPU).

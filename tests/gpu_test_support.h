@@ -16,14 +16,16 @@ inline std::string gpu_unavailable_reason() {
     cudaGetLastError();  // Clear the sticky error so later checks start clean.
     return std::string("no usable CUDA device: ") + cudaGetErrorString(status);
   }
-  if (count == 0) return "no CUDA device";
+  if (count == 0)
+    return "no CUDA device";
   return "";
 }
 
 }  // namespace gemmscope::testing
 
-#define GEMMSCOPE_REQUIRE_GPU()                                                    \
-  do {                                                                             \
+#define GEMMSCOPE_REQUIRE_GPU()                                                           \
+  do {                                                                                    \
     const std::string gemmscope_reason_ = ::gemmscope::testing::gpu_unavailable_reason(); \
-    if (!gemmscope_reason_.empty()) GTEST_SKIP() << gemmscope_reason_;             \
+    if (!gemmscope_reason_.empty())                                                       \
+      GTEST_SKIP() << gemmscope_reason_;                                                  \
   } while (0)

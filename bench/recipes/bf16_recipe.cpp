@@ -44,6 +44,8 @@ class Bf16Recipe : public Recipe {
 
 }  // namespace
 
-std::unique_ptr<Recipe> make_bf16_recipe() { return std::make_unique<Bf16Recipe>(); }
+std::unique_ptr<Recipe> make_bf16_recipe() {
+  return std::make_unique<Bf16Recipe>();
+}
 
 }  // namespace gemmscope

@@ -1,0 +1,131 @@
+// Output tests: run gemm_bench as a user would and check what they read and its exit status.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/gpu_test_support.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_gemm_bench(const std::string& arguments) {
+  const std::string command = std::string(GEMM_BENCH_PATH) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr)
+    return {-1, "popen failed"};
+  std::string output;
+  char buffer[4096];
+  size_t read;
+  while ((read = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    output.append(buffer, read);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> result;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    // Google Benchmark 1.7 from Debian warns that it is a debug build; that is not a case.
+    if (!line.empty() && line.rfind("***WARNING***", 0) != 0)
+      result.push_back(line);
+  }
+  return result;
+}
+
+TEST(GemmBenchCli, ListsTheTwelveBf16CasesOfTheDefaultConfig) {
+  const Result r = run_gemm_bench("--benchmark_list_tests --benchmark_filter=^BF16/");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines(r.output), (std::vector<std::string>{
+                                 "BF16/Fprop/qkv/native/M:15872/K:4096/N:12288/manual_time",
+                                 "BF16/Fprop/attn_out/native/M:15872/K:4096/N:4096/manual_time",
+                                 "BF16/Fprop/mlp_up/native/M:15872/K:4096/N:16384/manual_time",
+                                 "BF16/Fprop/mlp_down/native/M:15872/K:16384/N:4096/manual_time",
+                                 "BF16/Dgrad/qkv/native/M:15872/K:12288/N:4096/manual_time",
+                                 "BF16/Dgrad/attn_out/native/M:15872/K:4096/N:4096/manual_time",
+                                 "BF16/Dgrad/mlp_up/native/M:15872/K:16384/N:4096/manual_time",
+                                 "BF16/Dgrad/mlp_down/native/M:15872/K:4096/N:16384/manual_time",
+                                 "BF16/Wgrad/qkv/native/M:4096/K:15872/N:12288/manual_time",
+                                 "BF16/Wgrad/attn_out/native/M:4096/K:15872/N:4096/manual_time",
+                                 "BF16/Wgrad/mlp_up/native/M:4096/K:15872/N:16384/manual_time",
+                                 "BF16/Wgrad/mlp_down/native/M:16384/K:15872/N:4096/manual_time",
+                             }));
+}
+
+TEST(GemmBenchCli, FilterSelectsExactlyOnePrecisionAndPass) {
+  const Result r = run_gemm_bench("--benchmark_list_tests --benchmark_filter=BF16/Wgrad");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<std::string> names = lines(r.output);
+  ASSERT_EQ(names.size(), 4u) << r.output;
+  for (const std::string& name : names)
+    EXPECT_EQ(name.rfind("BF16/Wgrad/", 0), 0u) << name;
+}
+
+TEST(GemmBenchCli, ShapesModeNamesEachGemmByPosition) {
+  const Result r = run_gemm_bench(
+      "--benchmark_list_tests --benchmark_filter=^BF16/ --shapes=128x256x512,8192x8192x8192");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines(r.output),
+            (std::vector<std::string>{"BF16/Fprop/gemm0/native/M:128/K:256/N:512/manual_time",
+                                      "BF16/Fprop/gemm1/native/M:8192/K:8192/N:8192/manual_time"}));
+}
+
+TEST(GemmBenchCli, PresetAndOverrideChangeTheShapes) {
+  const Result r = run_gemm_bench(
+      "--benchmark_list_tests --benchmark_filter=^BF16/Fprop/qkv --model=llama3-8b "
+      "--micro_batch_size=2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // 2 x 8192 tokens; QKV out (32 + 2 * 8) * 128 = 6144.
+  EXPECT_EQ(lines(r.output),
+            (std::vector<std::string>{"BF16/Fprop/qkv/native/M:16384/K:4096/N:6144/manual_time"}));
+}
+
+TEST(GemmBenchCli, BadValuesExitNonZeroNamingTheFlag) {
+  for (const char* args :
+       {"--hidden_size=abc", "--num_attention_heads=30", "--shapes=1x2x3 --hidden_size=64",
+        "--model=nope", "--shapes=1x2", "--verify=maybe", "--tensor_parallel=3"}) {
+    const Result r = run_gemm_bench(std::string("--benchmark_list_tests ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    const std::string flag = std::string(args).substr(0, std::string(args).find('='));
+    EXPECT_THAT(r.output, HasSubstr(flag)) << args;
+  }
+}
+
+TEST(GemmBenchCli, UnknownFlagIsRefused) {
+  const Result r = run_gemm_bench("--benchmark_list_tests --no_such_flag=1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("no_such_flag"));
+}
+
+TEST(GemmBenchCli, ListModelsAndHelp) {
+  const Result models = run_gemm_bench("--list_models");
+  EXPECT_EQ(models.exit_code, 0);
+  EXPECT_THAT(models.output, HasSubstr("llama3-70b"));
+  const Result help = run_gemm_bench("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.output, HasSubstr("--verify"));
+  EXPECT_THAT(help.output, HasSubstr("benchmark_filter"));
+}
+
+TEST(GemmBenchCli, WithoutAGpuTimingIsRefusedClearly) {
+  if (gemmscope::testing::gpu_unavailable_reason().empty()) {
+    GTEST_SKIP() << "a GPU is present: this test is about machines without one";
+  }
+  const Result r = run_gemm_bench("--benchmark_filter=BF16/Fprop/qkv");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("nothing can be timed"));
+}
+
+}  // namespace
