@@ -5,6 +5,8 @@
 //      start event -> the case's work -> stop event;
 //   3. release the stream: the GPU runs the work back to back, so neither launch latency nor
 //      host overhead lands between the events.
+// Profilers that serialise kernel launches (ncu) would leave the spinning kernel waiting for a
+// release that cannot come, so profiling runs turn step 2 off.
 
 #include <cuda_runtime.h>
 
@@ -18,7 +20,7 @@ namespace gemmscope {
 
 class IterationTimer {
  public:
-  explicit IterationTimer(bool flush_l2);
+  IterationTimer(bool flush_l2, bool hold_stream);
   ~IterationTimer();
   IterationTimer(const IterationTimer&) = delete;
   IterationTimer& operator=(const IterationTimer&) = delete;
@@ -30,7 +32,7 @@ class IterationTimer {
 
  private:
   std::unique_ptr<L2Flush> l2_flush_;  // null when flushing is off
-  StreamBlocker blocker_;
+  std::unique_ptr<StreamBlocker> blocker_;  // null when the stream is not held
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };

@@ -1,6 +1,6 @@
 #pragma once
-// An NVTX push/pop range for the lifetime of a scope. Each case's timed loop runs inside one
-// named exactly like the case, so Nsight tools can isolate a single case.
+// An NVTX push/pop range for the lifetime of a scope. The work of every timed iteration is
+// enqueued inside one named exactly like the case, so Nsight tools can isolate a single case.
 
 #include <nvtx3/nvToolsExt.h>
 

@@ -131,7 +131,9 @@ How to time:
   --autotune                 time cuBLASLt's top 8 algorithms per case and keep the fastest
                              (default: cuBLASLt's first heuristic answer, as frameworks do)
   --verify                   check each case against a reference GEMM first; counter rel_err
-  --profile                  cudaProfilerStart/Stop around each timed loop (nsys/ncu capture)
+  --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
+                             loop, and the stream is not held by a spinning kernel (profilers
+                             serialise launches); times are then not comparable
   --help                     this text
 )";
 }

@@ -15,7 +15,7 @@ namespace {
 
 TEST(IterationTimer, HostDelaysWhileEnqueuingAreNotTimed) {
   GEMMSCOPE_REQUIRE_GPU();
-  IterationTimer timer(/*flush_l2=*/true);
+  IterationTimer timer(/*flush_l2=*/true, /*hold_stream=*/true);
   DeviceBuffer<char> buffer(1 << 20);
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreate(&stream));
