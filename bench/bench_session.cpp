@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "bench/nvtx_range.h"
+#include "kernels/copy_bandwidth.h"
 #include "quant/cuda_check.h"
 #include "quant/unsupported.h"
 
@@ -61,39 +62,38 @@ void BenchSession::start_gpu() {
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   cublas_ = std::make_unique<CublasLtContext>();
   timer_ = std::make_unique<IterationTimer>(options_.l2_flush, /*hold_stream=*/!options_.profile);
+  measurements_.copy_gbps = measure_copy_gbps(stream_);
 }
 
-BenchSession::PreparedCase& BenchSession::prepare(const Recipe& recipe, const CaseSpec& spec,
-                                                  const std::string& name) {
-  if (prepared_ && prepared_->name == name)
+BenchSession::PreparedCase& BenchSession::prepare(const CaseDefinition& definition) {
+  if (prepared_ && prepared_->name == definition.name)
     return *prepared_;
   prepared_.reset();  // free the previous case's buffers before allocating this one's
   auto prepared = std::make_unique<PreparedCase>();
-  prepared->name = name;
+  prepared->name = definition.name;
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
-  prepared->runner = recipe.prepare(spec, RecipeContext{*cublas_, algorithm, stream_});
+  prepared->work = definition.prepare(RecipeContext{*cublas_, algorithm, stream_});
   if (options_.verify)
-    prepared->verification = verify_case(*prepared->runner, stream_);
+    prepared->verification_failure = prepared->work->verify(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   prepared_ = std::move(prepared);
   return *prepared_;
 }
 
-void BenchSession::run_case(benchmark::State& state, const Recipe& recipe, const CaseSpec& spec,
-                            const std::string& name) {
-  const std::string unsupported = recipe.unsupported_reason(device_);
+void BenchSession::run_case(benchmark::State& state, const CaseDefinition& definition) {
+  const std::string unsupported = definition.unsupported_reason(device_);
   if (!unsupported.empty()) {
     skip_case(state, unsupported);
     return;
   }
   try {
-    PreparedCase& prepared = prepare(recipe, spec, name);
-    if (prepared.verification && !prepared.verification->passed()) {
-      state.SkipWithError(prepared.verification->failure_message().c_str());
+    PreparedCase& prepared = prepare(definition);
+    if (!prepared.verification_failure.empty()) {
+      state.SkipWithError(prepared.verification_failure.c_str());
       return;
     }
-    time_case(state, prepared, spec);
+    time_case(state, prepared);
   } catch (const Unsupported& e) {
     prepared_.reset();
     skip_case(state, e.what());
@@ -111,11 +111,10 @@ void BenchSession::run_case(benchmark::State& state, const Recipe& recipe, const
   }
 }
 
-void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared,
-                             const CaseSpec& spec) {
-  CaseRunner& runner = *prepared.runner;
+void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
+  TimedWork& work = *prepared.work;
   for (int i = 0; i < options_.warmup_runs; ++i)
-    runner.enqueue(stream_);
+    work.enqueue(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
   double total_seconds = 0;
@@ -123,32 +122,21 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared,
     ProfilerScope profiler(options_.profile);
     // The NVTX range holds exactly the case's own work: the L2 flush and the stream blocker
     // are launched outside it, so a profiler filtering on the range sees only this case.
-    const auto work = [&runner, &prepared](cudaStream_t stream) {
+    const auto enqueue = [&work, &prepared](cudaStream_t stream) {
       NvtxRange range(prepared.name);
-      runner.enqueue(stream);
+      work.enqueue(stream);
     };
     for (auto _ : state) {
-      const double seconds = timer_->time(stream_, work);
+      const double seconds = timer_->time(stream_, enqueue);
       state.SetIterationTime(seconds);
       total_seconds += seconds;
     }
   }
-
-  const GemmShape& shape = spec.gemm.shape;
-  // A rate over the GPU (manual) time, computed here so it never depends on how a Google
-  // Benchmark version derives rates.
-  state.counters["TFLOPS"] =
-      total_seconds > 0 ? shape.flops() * state.iterations() / total_seconds / 1e12 : 0.0;
-  state.counters["M"] = static_cast<double>(shape.m);
-  state.counters["K"] = static_cast<double>(shape.k);
-  state.counters["N"] = static_cast<double>(shape.n);
-  if (prepared.verification) {
-    state.counters["rel_err"] = prepared.verification->rel_err;
-    if (prepared.verification->recipe_err) {
-      state.counters["recipe_err"] = *prepared.verification->recipe_err;
-    }
+  if (state.iterations() > 0 && total_seconds > 0) {
+    // Rates are computed here, over the GPU (manual) time, so they never depend on how a
+    // Google Benchmark version derives its own.
+    work.report(state, total_seconds / static_cast<double>(state.iterations()), measurements_);
   }
-  state.SetLabel(runner.label());
 }
 
 }  // namespace gemmscope

@@ -1,53 +1,64 @@
 #pragma once
 // What every case of one gemm_bench run shares: the options, the GPU's resources (stream,
-// cuBLASLt, timer) and the one case currently prepared. Cases run one after another, and
-// Google Benchmark calls a case's function several times (to size the iteration count, once
-// per repetition); the prepared case is kept between those calls and freed when the next case
-// starts, so only one case's buffers are ever allocated.
+// cuBLASLt, timer), run-level measurements, and the one case currently prepared. Cases run one
+// after another, and Google Benchmark calls a case's function several times (to size the
+// iteration count, once per repetition); the prepared case is kept between those calls and
+// freed when the next case starts, so only one case's buffers are ever allocated.
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "bench/device_info.h"
 #include "bench/iteration_timer.h"
 #include "bench/options.h"
 #include "bench/recipe.h"
-#include "bench/verification.h"
+#include "bench/timed_work.h"
 #include "kernels/cublaslt_context.h"
 
 namespace gemmscope {
+
+// One registered case: its name and how to make its work on this GPU.
+struct CaseDefinition {
+  std::string name;
+  // Empty when this GPU can run the case, otherwise why not (the case is then skipped).
+  std::function<std::string(const DeviceInfo&)> unsupported_reason;
+  // Allocates, fills, quantizes (prequant) and plans; may throw Unsupported.
+  std::function<std::unique_ptr<TimedWork>(const RecipeContext&)> prepare;
+};
 
 class BenchSession {
  public:
   explicit BenchSession(const BenchOptions& options) : options_(options) {}
   ~BenchSession();
 
-  // Creates the GPU resources. Not called when only listing cases (no GPU needed then).
+  // Creates the GPU resources and takes the run-level measurements. Not called when only
+  // listing cases (no GPU needed then).
   void start_gpu();
   const DeviceInfo& device() const { return device_; }
+  const RunMeasurements& measurements() const { return measurements_; }
   const CublasLtContext& cublas() const { return *cublas_; }
   cudaStream_t stream() const { return stream_; }
 
   // The body of every registered benchmark.
-  void run_case(benchmark::State& state, const Recipe& recipe, const CaseSpec& spec,
-                const std::string& name);
+  void run_case(benchmark::State& state, const CaseDefinition& definition);
 
  private:
   struct PreparedCase {
     std::string name;
-    std::unique_ptr<CaseRunner> runner;
-    std::optional<Verification> verification;
+    std::unique_ptr<TimedWork> work;
+    std::string verification_failure;  // empty: passed, or not verified
   };
-  // Returns the prepared case for `name`, preparing (and verifying) it if it is new.
-  PreparedCase& prepare(const Recipe& recipe, const CaseSpec& spec, const std::string& name);
-  void time_case(benchmark::State& state, PreparedCase& prepared, const CaseSpec& spec);
+  // Returns the prepared case for `definition`, preparing (and verifying) it if it is new.
+  PreparedCase& prepare(const CaseDefinition& definition);
+  void time_case(benchmark::State& state, PreparedCase& prepared);
 
   BenchOptions options_;
   DeviceInfo device_;
+  RunMeasurements measurements_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CublasLtContext> cublas_;
   std::unique_ptr<IterationTimer> timer_;

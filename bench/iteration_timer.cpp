@@ -21,16 +21,19 @@ IterationTimer::~IterationTimer() {
 double IterationTimer::time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
   if (l2_flush_)
     l2_flush_->flush(stream);
-  if (blocker_) blocker_->block(stream);
+  if (blocker_)
+    blocker_->block(stream);
   try {
     CUDA_CHECK(cudaEventRecord(start_, stream));
     work(stream);
     CUDA_CHECK(cudaEventRecord(stop_, stream));
   } catch (...) {
-    if (blocker_) blocker_->release();
+    if (blocker_)
+      blocker_->release();
     throw;
   }
-  if (blocker_) blocker_->release();
+  if (blocker_)
+    blocker_->release();
   CUDA_CHECK(cudaEventSynchronize(stop_));
   if (blocker_ && blocker_->timed_out()) {
     throw std::runtime_error(

@@ -31,7 +31,7 @@ class IterationTimer {
   double time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work);
 
  private:
-  std::unique_ptr<L2Flush> l2_flush_;  // null when flushing is off
+  std::unique_ptr<L2Flush> l2_flush_;       // null when flushing is off
   std::unique_ptr<StreamBlocker> blocker_;  // null when the stream is not held
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

@@ -6,24 +6,27 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/case_spec.h"
 #include "bench/device_info.h"
+#include "bench/operand_quantizer.h"
+#include "bench/operand_source.h"
+#include "bench/timed_work.h"
+#include "bench/verification.h"
 #include "kernels/cublaslt_context.h"
 #include "kernels/gemm_plan.h"
 
 namespace gemmscope {
 
-// One prepared case: buffers allocated and filled, quantized copies made (prequant), GEMM
-// planned. Everything here happened outside timing.
-class CaseRunner {
+// One prepared GEMM case. A recipe supplies the work and the GEMM's operands; verification
+// and the counters (TFLOPS, M, K, N, rel_err, recipe_err) are the same for every recipe.
+class GemmCase : public TimedWork {
  public:
-  virtual ~CaseRunner() = default;
-  // Enqueues exactly what the timed region holds: in autocast mode the quantization of the
-  // operand copies this pass consumes (and per-step scale bookkeeping), then the GEMM.
-  virtual void enqueue(cudaStream_t stream) = 0;
+  explicit GemmCase(const GemmShape& shape) : shape_(shape) {}
+
   // The GEMM as enqueue() runs it, its operands the exact (quantized) copies it reads.
   virtual GemmProblem gemm_problem() const = 0;
   // The same product on the original BF16 inputs: what the recipe approximates.
@@ -31,8 +34,16 @@ class CaseRunner {
   // Largest acceptable relative error of the GEMM against the reference GEMM of its own
   // (dequantized) operands: output rounding and accumulation order, nothing else.
   virtual double tolerance() const = 0;
-  // What the case report's label says: the chosen algorithm, and anything unusual.
+  // The case report's label: the chosen algorithm, and anything unusual.
   virtual std::string label() const = 0;
+
+  std::string verify(cudaStream_t stream) final;
+  void report(benchmark::State& state, double seconds_per_iteration,
+              const RunMeasurements& run) const final;
+
+ private:
+  GemmShape shape_;
+  std::optional<Verification> verification_;
 };
 
 struct RecipeContext {
@@ -48,11 +59,18 @@ class Recipe {
   virtual std::string name() const = 0;
   virtual std::vector<Mode> modes() const = 0;
   // Empty when `device` can run this recipe's GEMMs; otherwise the reason, shown as the
-  // skip message of each of its cases.
+  // skip message of each of its GEMM cases.
   virtual std::string unsupported_reason(const DeviceInfo& device) const = 0;
   // Throws Unsupported when this case cannot run here (e.g. a shape the format cannot take).
-  virtual std::unique_ptr<CaseRunner> prepare(const CaseSpec& spec,
-                                              const RecipeContext& context) const = 0;
+  virtual std::unique_ptr<GemmCase> prepare(const CaseSpec& spec,
+                                            const RecipeContext& context) const = 0;
+
+  // Whether the recipe quantizes, and so has quantization cases of its own.
+  virtual bool quantizes() const { return false; }
+  // The recipe's quantization of one tensor (allocates its buffers). Only called when
+  // quantizes(). Throws Unsupported for a shape the format cannot take.
+  virtual std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const;
 };
 
 // Every implemented recipe, in report order.

@@ -1,7 +1,10 @@
 #pragma once
-// Registers one Google Benchmark per (recipe, mode, GEMM of the workload), named by
-// case_name(), in that order — so --benchmark_filter=BF16/Wgrad selects exactly the BF16
-// Wgrad cases. Registration touches no GPU: listing works anywhere.
+// Registers the cases of a run, in this order, each named as DESIGN.md fixes:
+//   for each recipe: its GEMM cases, mode by mode, in the workload's GEMM order
+//     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:), then, if it quantizes, its quantization
+//     cases ({Precision}/Quantize/{operand}/{layout}/R:/C:).
+// So --benchmark_filter=BF16/Wgrad selects exactly the BF16 Wgrad cases. Registration touches
+// no GPU: listing works anywhere.
 
 #include <memory>
 #include <vector>

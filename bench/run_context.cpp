@@ -13,8 +13,8 @@ std::string bool_text(bool value) {
 
 }  // namespace
 
-void add_run_context(const DeviceInfo& device, const Workload& workload,
-                     const BenchOptions& options) {
+void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
+                     const Workload& workload, const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
   AddCustomContext("compute_capability", device.compute_capability());
@@ -26,6 +26,7 @@ void add_run_context(const DeviceInfo& device, const Workload& workload,
   AddCustomContext("driver_version", device.driver_version);
   AddCustomContext("cuda_runtime_version", device.cuda_runtime_version);
   AddCustomContext("cublaslt_version", device.cublaslt_version);
+  AddCustomContext("copy_bandwidth_gbps", std::to_string(measurements.copy_gbps));
   if (workload.kind == Workload::Kind::kShapes) {
     AddCustomContext("workload", "shapes");
     AddCustomContext("shapes", workload.shapes_text);

@@ -5,11 +5,12 @@
 
 #include "bench/device_info.h"
 #include "bench/options.h"
+#include "bench/timed_work.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {
 
-void add_run_context(const DeviceInfo& device, const Workload& workload,
-                     const BenchOptions& options);
+void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
+                     const Workload& workload, const BenchOptions& options);
 
 }  // namespace gemmscope

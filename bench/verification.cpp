@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "bench/recipe.h"
 #include "kernels/device_buffer.h"
 #include "kernels/reference_gemm.h"
 #include "kernels/relative_error.h"
@@ -56,7 +57,7 @@ std::string Verification::failure_message() const {
   return text;
 }
 
-Verification verify_case(CaseRunner& runner, cudaStream_t stream) {
+Verification verify_case(GemmCase& runner, cudaStream_t stream) {
   const GemmProblem run = runner.gemm_problem();
   const GemmProblem original = runner.original_problem();
   const size_t output_count =

@@ -12,9 +12,9 @@
 #include <optional>
 #include <string>
 
-#include "bench/recipe.h"
-
 namespace gemmscope {
+
+class GemmCase;
 
 struct Verification {
   double rel_err = 0;
@@ -25,6 +25,6 @@ struct Verification {
 };
 
 // Runs the case's enqueue() once and synchronises: call outside timed regions.
-Verification verify_case(CaseRunner& runner, cudaStream_t stream);
+Verification verify_case(GemmCase& gemm_case, cudaStream_t stream);
 
 }  // namespace gemmscope

@@ -33,7 +33,7 @@ run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures, keep go
 stage_build() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
   run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
-    run build cmake --build build
+    run build cmake --build build -- -k 0
   tail -5 "$out/build.log"
 }
 

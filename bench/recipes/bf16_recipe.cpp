@@ -7,10 +7,11 @@
 namespace gemmscope {
 namespace {
 
-class Bf16Runner : public CaseRunner {
+class Bf16Case : public GemmCase {
  public:
-  Bf16Runner(const CaseSpec& spec, const RecipeContext& context)
-      : tensors_(spec.gemm, context.stream),
+  Bf16Case(const CaseSpec& spec, const RecipeContext& context)
+      : GemmCase(spec.gemm.shape),
+        tensors_(spec.gemm, context.stream),
         plan_(context.cublas, tensors_.bf16_problem(), context.algorithm, context.stream) {}
 
   void enqueue(cudaStream_t stream) override { plan_.run(stream); }
@@ -36,9 +37,9 @@ class Bf16Recipe : public Recipe {
     }
     return "";
   }
-  std::unique_ptr<CaseRunner> prepare(const CaseSpec& spec,
-                                      const RecipeContext& context) const override {
-    return std::make_unique<Bf16Runner>(spec, context);
+  std::unique_ptr<GemmCase> prepare(const CaseSpec& spec,
+                                    const RecipeContext& context) const override {
+    return std::make_unique<Bf16Case>(spec, context);
   }
 };
 

@@ -8,5 +8,8 @@
 namespace gemmscope {
 
 std::unique_ptr<Recipe> make_bf16_recipe();
+std::unique_ptr<Recipe> make_fp8_current_recipe();
+std::unique_ptr<Recipe> make_fp8_delayed_recipe();
+std::unique_ptr<Recipe> make_fp8_block_recipe();
 
 }  // namespace gemmscope

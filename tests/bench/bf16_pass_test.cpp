@@ -17,6 +17,10 @@ struct PassCase {
   AlgorithmChoice algorithm;
 };
 
+void PrintTo(const PassCase& c, std::ostream* out) {
+  *out << pass_name(c.pass) << (c.algorithm == AlgorithmChoice::kAutotune ? " autotuned" : "");
+}
+
 class Bf16Pass : public ::testing::TestWithParam<PassCase> {};
 
 TEST_P(Bf16Pass, MatchesReferenceOnOddSizes) {
@@ -31,7 +35,7 @@ TEST_P(Bf16Pass, MatchesReferenceOnOddSizes) {
     gemm.op = "test";
     gemm.dims = dims;
     gemm.shape = gemm_shape(gemm.pass, dims);
-    const std::unique_ptr<CaseRunner> runner = bf16->prepare(
+    const std::unique_ptr<GemmCase> runner = bf16->prepare(
         CaseSpec{gemm, Mode::kNative}, RecipeContext{cublas, GetParam().algorithm, nullptr});
     const Verification v = verify_case(*runner, nullptr);
     EXPECT_TRUE(v.passed()) << pass_name(gemm.pass) << " " << dims << ": " << v.failure_message();

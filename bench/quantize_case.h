@@ -1,0 +1,39 @@
+#pragma once
+// Quantization cases: each BF16 tensor the workload's GEMMs read (X, W, dY of every op),
+// quantized by a recipe into the rowwise copy, the columnwise copy or both, and timed alone:
+//   {Precision}/Quantize/{x|w|dy}/{rowwise|columnwise|both}/R:{rows}/C:{cols}
+// Counters: GBps (bytes read + written over the time) and pct_of_copy_bw (against the
+// device-to-device copy bandwidth measured at start).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/operand_quantizer.h"
+#include "bench/operand_source.h"
+#include "bench/recipe.h"
+#include "bench/timed_work.h"
+#include "shapes/workload.h"
+
+namespace gemmscope {
+
+struct QuantizeSpec {
+  TensorRole role = TensorRole::kActivation;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  OperandCopies copies = OperandCopies::kRowwise;
+};
+
+// Every distinct tensor the workload's passes read, in each of the three copy layouts.
+std::vector<QuantizeSpec> quantize_specs(const Workload& workload);
+
+// "rowwise", "columnwise", "both".
+const char* copies_token(OperandCopies copies);
+
+std::string quantize_case_name(const std::string& precision, const QuantizeSpec& spec);
+
+// Fills a random BF16 source and builds `recipe`'s quantizer for it.
+std::unique_ptr<TimedWork> prepare_quantize_case(const Recipe& recipe, const QuantizeSpec& spec,
+                                                 cudaStream_t stream);
+
+}  // namespace gemmscope

@@ -1,0 +1,74 @@
+// FP8Block: TransformerEngine's Float8BlockScaling on Hopper. E4M3 everywhere with power-of-2
+// FP32 scales: X and dY 1x128 along the contraction dimension of each copy, W 128x128. The
+// GEMMs are 1D x 2D (VEC128_32F x BLK128x128_32F) in Fprop and Dgrad and 1D x 1D in Wgrad.
+
+#include "bench/recipes/fp8_recipe.h"
+#include "bench/recipes/recipes.h"
+#include "kernels/device_buffer.h"
+#include "quant/fp8_block.h"
+#include "quant/fp8_operand.h"
+
+namespace gemmscope {
+namespace {
+
+class Fp8BlockQuantizer : public OperandQuantizer {
+ public:
+  explicit Fp8BlockQuantizer(const OperandSource& source)
+      : source_(source),
+        layout_(
+            source.rows, source.cols, ElementFormat::kE4M3,
+            source.role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128),
+        rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
+        rowwise_scales_(has_rowwise(source.copies) ? layout_.rowwise_scale_count() : 0),
+        columnwise_(has_columnwise(source.copies) ? layout_.data_bytes() : 0),
+        columnwise_scales_(has_columnwise(source.copies) ? layout_.columnwise_scale_count() : 0) {}
+
+  void quantize(cudaStream_t stream) override {
+    const Fp8BlockTargets targets{rowwise_.get(), rowwise_scales_.get(), columnwise_.get(),
+                                  columnwise_scales_.get()};
+    if (layout_.scale_layout == ScaleLayout::kBlock128x128) {
+      quantize_fp8_128x128(source_.data, source_.rows, source_.cols, targets, stream);
+    } else {
+      quantize_fp8_1x128(source_.data, source_.rows, source_.cols, targets, stream);
+    }
+  }
+  QuantizedTensor copy(bool columnwise) const override {
+    return columnwise ? layout_.columnwise(columnwise_.get(), columnwise_scales_.get())
+                      : layout_.rowwise(rowwise_.get(), rowwise_scales_.get());
+  }
+  // One read of the input; each copy is one byte an element plus its FP32 scales.
+  double bytes_moved() const override {
+    return static_cast<double>(layout_.data_bytes()) * sizeof(__nv_bfloat16) +
+           static_cast<double>(rowwise_.bytes() + rowwise_scales_.bytes() + columnwise_.bytes() +
+                               columnwise_scales_.bytes());
+  }
+
+ private:
+  OperandSource source_;
+  Fp8OperandLayout layout_;
+  DeviceBuffer<uint8_t> rowwise_;
+  DeviceBuffer<float> rowwise_scales_;
+  DeviceBuffer<uint8_t> columnwise_;
+  DeviceBuffer<float> columnwise_scales_;
+};
+
+class Fp8BlockRecipe : public Fp8Recipe {
+ public:
+  std::string name() const override { return "FP8Block"; }
+  std::vector<Mode> modes() const override { return {Mode::kAutocast, Mode::kPrequant}; }
+  // TransformerEngine's Float8BlockScaling keeps split (full-precision) accumulation in every
+  // pass.
+  bool fast_accumulation(Pass /*pass*/) const override { return false; }
+  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
+                                                   cudaStream_t /*stream*/) const override {
+    return std::make_unique<Fp8BlockQuantizer>(source);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_fp8_block_recipe() {
+  return std::make_unique<Fp8BlockRecipe>();
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,19 @@
+#include "bench/recipes/fp8_recipe.h"
+
+#include "quant/fp8_operand.h"
+
+namespace gemmscope {
+
+std::string Fp8Recipe::unsupported_reason(const DeviceInfo& device) const {
+  if (device.cc_major * 10 + device.cc_minor < 89) {
+    return "FP8 tensor cores need compute capability 8.9 or newer; this GPU is " +
+           device.compute_capability();
+  }
+  return "";
+}
+
+void Fp8Recipe::check_gemm_operand(const QuantizedTensor& operand) const {
+  require_fp8_gemm_operand(operand);
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,19 @@
+#pragma once
+// What the three FP8 recipes share: FP8 tensor cores (compute capability 8.9+), cuBLASLt's
+// rule that an FP8 operand's contraction dimension is a multiple of 16, and the tolerance of
+// an FP8 GEMM against the reference GEMM of its dequantized operands.
+
+#include "bench/recipes/quantized_recipe.h"
+
+namespace gemmscope {
+
+class Fp8Recipe : public QuantizedRecipe {
+ public:
+  std::string unsupported_reason(const DeviceInfo& device) const override;
+  void check_gemm_operand(const QuantizedTensor& operand) const override;
+  // FP8 products are exact in FP32, so what remains is the BF16 output's rounding (about
+  // 1.1e-3) and, where FAST_ACCUM is on, Hopper's reduced-precision accumulation.
+  double tolerance() const override { return 1e-2; }
+};
+
+}  // namespace gemmscope

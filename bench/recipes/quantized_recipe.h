@@ -1,0 +1,30 @@
+#pragma once
+// What every quantizing recipe (FP8, MXFP8, NVFP4) shares: a pass's GEMM runs "TN" on
+// quantized copies of its two BF16 inputs, as Hopper's FP8 tensor cores require and
+// TransformerEngine launches them:
+//   Fprop  X rowwise  · W rowwise       (E4M3 x E4M3 in the tensorwise recipes)
+//   Dgrad  dY rowwise · W columnwise    (the columnwise copy is Wᵀ, quantized along out)
+//   Wgrad  dY columnwise · X columnwise (both quantized along tokens)
+// In autocast mode the case's timed work is both operands' quantization (with the recipe's
+// per-step bookkeeping) and the GEMM; in prequant mode the GEMM alone, on copies made once.
+// A recipe supplies its OperandQuantizer and its GEMM settings.
+
+#include "bench/recipe.h"
+
+namespace gemmscope {
+
+class QuantizedRecipe : public Recipe {
+ public:
+  bool quantizes() const final { return true; }
+  std::unique_ptr<GemmCase> prepare(const CaseSpec& spec, const RecipeContext& context) const final;
+
+  // cuBLASLt's FAST_ACCUM for this pass (TransformerEngine: Fprop only, for FP8).
+  virtual bool fast_accumulation(Pass pass) const = 0;
+  // See GemmCase::tolerance().
+  virtual double tolerance() const = 0;
+  // Throws Unsupported when a copy cannot be a GEMM operand (say, an FP8 contraction
+  // dimension that is not a multiple of 16).
+  virtual void check_gemm_operand(const QuantizedTensor& operand) const = 0;
+};
+
+}  // namespace gemmscope

@@ -1,0 +1,32 @@
+#pragma once
+// What the session times for one case, once it is prepared (buffers allocated and filled,
+// plans made, all outside timing): the work one iteration enqueues, an optional check before
+// timing, and the counters its GPU time turns into. GEMM cases (bench/recipe.h) and
+// quantization cases (bench/quantize_case.h) are the two kinds.
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace gemmscope {
+
+// Run-level measurements a case's counters may be relative to.
+struct RunMeasurements {
+  double copy_gbps = 0;  // device-to-device copy bandwidth, bytes read + written per second / 1e9
+};
+
+class TimedWork {
+ public:
+  virtual ~TimedWork() = default;
+  // Enqueues exactly what one timed iteration holds.
+  virtual void enqueue(cudaStream_t stream) = 0;
+  // --verify: checks the work once, before timing. Returns an error message, or "" when it
+  // passed; counters it measured go into report().
+  virtual std::string verify(cudaStream_t stream) = 0;
+  // Sets the case's counters and label from its mean GPU time per iteration.
+  virtual void report(benchmark::State& state, double seconds_per_iteration,
+                      const RunMeasurements& run) const = 0;
+};
+
+}  // namespace gemmscope
