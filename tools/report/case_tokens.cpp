@@ -1,0 +1,71 @@
+#include "tools/report/case_tokens.h"
+
+namespace gemmscope::report {
+
+std::string_view precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::kBF16:
+      return "BF16";
+    case Precision::kFP8Current:
+      return "FP8Current";
+    case Precision::kFP8Delayed:
+      return "FP8Delayed";
+    case Precision::kFP8Block:
+      return "FP8Block";
+    case Precision::kMXFP8:
+      return "MXFP8";
+    case Precision::kNVFP4:
+      return "NVFP4";
+  }
+  return "?";
+}
+
+std::string_view pass_name(Pass pass) {
+  switch (pass) {
+    case Pass::kFprop:
+      return "Fprop";
+    case Pass::kDgrad:
+      return "Dgrad";
+    case Pass::kWgrad:
+      return "Wgrad";
+  }
+  return "?";
+}
+
+std::string_view mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kNative:
+      return "native";
+    case Mode::kAutocast:
+      return "autocast";
+    case Mode::kPrequant:
+      return "prequant";
+  }
+  return "?";
+}
+
+std::optional<Precision> parse_precision(std::string_view token) {
+  for (Precision precision : kPrecisions) {
+    if (precision_name(precision) == token)
+      return precision;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pass> parse_pass(std::string_view token) {
+  for (Pass pass : kPasses) {
+    if (pass_name(pass) == token)
+      return pass;
+  }
+  return std::nullopt;
+}
+
+std::optional<Mode> parse_mode(std::string_view token) {
+  for (Mode mode : {Mode::kNative, Mode::kAutocast, Mode::kPrequant}) {
+    if (mode_name(mode) == token)
+      return mode;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gemmscope::report

@@ -1,0 +1,37 @@
+#pragma once
+
+// The vocabulary of gemmscope case names ({Precision}/{Pass}/{op}/{mode}/...), each list in
+// its display order. Everything in the report that iterates precisions, passes, ops or modes
+// takes the order from here.
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace gemmscope::report {
+
+enum class Precision { kBF16, kFP8Current, kFP8Delayed, kFP8Block, kMXFP8, kNVFP4 };
+inline constexpr std::array<Precision, 6> kPrecisions = {
+    Precision::kBF16,     Precision::kFP8Current, Precision::kFP8Delayed,
+    Precision::kFP8Block, Precision::kMXFP8,      Precision::kNVFP4};
+
+enum class Pass { kFprop, kDgrad, kWgrad };
+inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
+
+// kNative is BF16's only mode; it is the baseline of both quantized modes.
+enum class Mode { kNative, kAutocast, kPrequant };
+inline constexpr std::array<Mode, 2> kQuantizedModes = {Mode::kAutocast, Mode::kPrequant};
+
+// The GEMMs of one transformer layer in a model run. --shapes runs name theirs gemm0, gemm1...
+inline constexpr std::array<std::string_view, 4> kModelOps = {"qkv", "attn_out", "mlp_up",
+                                                              "mlp_down"};
+
+std::string_view precision_name(Precision precision);
+std::string_view pass_name(Pass pass);
+std::string_view mode_name(Mode mode);
+
+std::optional<Precision> parse_precision(std::string_view token);
+std::optional<Pass> parse_pass(std::string_view token);
+std::optional<Mode> parse_mode(std::string_view token);
+
+}  // namespace gemmscope::report

@@ -1,0 +1,23 @@
+#pragma once
+
+// The report as JSON, for scripts and for comparing runs:
+//   {"device": "...", "num_hidden_layers": 24,
+//    "modes": {"autocast": {"per_op_ms": {"Fprop": {"qkv": {"BF16": 1.071, ...}, ...}, ...},
+//                           "per_pass_ms": {"Fprop": {"BF16": 4.196, ...}, ...},
+//                           "per_layer_ms": {...}, "model_ms": {...},
+//                           "speedup_vs_bf16": {...}},
+//              "prequant": {...}}}
+// with null wherever the text report says n/a. Extra keys: "model", "tokens", "files",
+// "context", "include_emulated", "quantize_cases_ignored", "unparsed_entries", "warnings",
+// and per mode "emulated" (precisions with emulated GEMMs), "na_reasons" (per op cell) and,
+// for --shapes runs, "per_gemm" (one object per GEMM).
+
+#include <string>
+
+#include "tools/report/report.h"
+
+namespace gemmscope::report {
+
+std::string format_json(const Report& report);
+
+}  // namespace gemmscope::report
