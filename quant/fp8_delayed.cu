@@ -1,0 +1,105 @@
+#include "quant/fp8_delayed.h"
+
+#include "quant/cuda_check.h"
+#include "quant/detail/fp8_argument_checks.h"
+#include "quant/fp8_format.h"
+#include "quant/fp8_scale_layout.h"
+#include "quant/fp8_scale_policy.h"
+
+namespace gemmscope {
+namespace {
+
+constexpr int kUpdateThreads = 256;
+constexpr int64_t kHistoryOffset = 8;  // after scale [0] and scale_inv [4]
+
+__global__ void __launch_bounds__(kUpdateThreads)
+    reset_kernel(float* scale, float* scale_inv, float* history, int64_t length) {
+  if (threadIdx.x == 0) {
+    *scale = 1.0f;
+    *scale_inv = 1.0f;
+  }
+  for (int64_t i = threadIdx.x; i < length; i += blockDim.x)
+    history[i] = 0.0f;
+}
+
+__global__ void __launch_bounds__(kUpdateThreads)
+    update_kernel(float* history, int64_t length, float fmt_max, float* scale, float* scale_inv) {
+  __shared__ float warp_max[kUpdateThreads / 32];
+  const float newest = history[0];
+  float local_max = 0.0f;
+  // Roll left in place, kUpdateThreads entries per round: a round reads entries
+  // [base + 1, base + kUpdateThreads] and writes [base, base + kUpdateThreads - 1], and its
+  // barrier orders its reads before its writes, so no entry is overwritten before it is read.
+  for (int64_t base = 0; base < length; base += kUpdateThreads) {
+    const int64_t i = base + threadIdx.x;
+    float moved = 0.0f;
+    if (i < length) {
+      moved = i + 1 < length ? history[i + 1] : newest;
+      local_max = fmaxf(local_max, moved);
+    }
+    __syncthreads();
+    if (i < length)
+      history[i] = i == 0 ? 0.0f : moved;
+  }
+
+  for (int offset = 16; offset > 0; offset /= 2) {
+    local_max = fmaxf(local_max, __shfl_xor_sync(0xffffffffu, local_max, offset));
+  }
+  if (threadIdx.x % 32 == 0)
+    warp_max[threadIdx.x / 32] = local_max;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float amax = 0.0f;
+    for (int w = 0; w < kUpdateThreads / 32; ++w)
+      amax = fmaxf(amax, warp_max[w]);
+    const float new_scale = delayed_scale_from_amax(amax, fmt_max, *scale);
+    *scale = new_scale;
+    *scale_inv = scale_inverse(new_scale);
+  }
+}
+
+void require_state(const char* function, const Fp8DelayedScalingState& state) {
+  detail::require_not_null(function, "state.scale", state.scale);
+  detail::require_not_null(function, "state.scale_inv", state.scale_inv);
+  detail::require_not_null(function, "state.amax_history", state.amax_history);
+  detail::require_positive(function, "state.history_length", state.history_length);
+}
+
+}  // namespace
+
+int64_t Fp8DelayedScalingState::buffer_floats(int64_t history_length) {
+  detail::require_positive("Fp8DelayedScalingState::buffer_floats", "history_length",
+                           history_length);
+  return kHistoryOffset + history_length;
+}
+
+Fp8DelayedScalingState Fp8DelayedScalingState::in_buffer(float* buffer, int64_t history_length) {
+  detail::require_not_null("Fp8DelayedScalingState::in_buffer", "buffer", buffer);
+  detail::require_positive("Fp8DelayedScalingState::in_buffer", "history_length", history_length);
+  return {buffer, buffer + 4, buffer + kHistoryOffset, history_length};
+}
+
+void reset_delayed_scaling(const Fp8DelayedScalingState& state, cudaStream_t stream) {
+  require_state("reset_delayed_scaling", state);
+  reset_kernel<<<1, kUpdateThreads, 0, stream>>>(state.scale, state.scale_inv, state.amax_history,
+                                                 state.history_length);
+  CUDA_CHECK_LAUNCH();
+}
+
+void cast_fp8_delayed(const __nv_bfloat16* input, int64_t rows, int64_t cols, ElementFormat format,
+                      const Fp8DelayedScalingState& state, const Fp8CastTargets& targets,
+                      cudaStream_t stream) {
+  require_state("cast_fp8_delayed", state);
+  cast_fp8(input, rows, cols, format, state.scale, targets, state.amax_history, stream);
+}
+
+void update_delayed_scaling(const Fp8DelayedScalingState& state, ElementFormat format,
+                            cudaStream_t stream) {
+  require_state("update_delayed_scaling", state);
+  update_kernel<<<1, kUpdateThreads, 0, stream>>>(state.amax_history, state.history_length,
+                                                  fp8_max_finite(format), state.scale,
+                                                  state.scale_inv);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gemmscope

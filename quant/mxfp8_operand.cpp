@@ -1,0 +1,60 @@
+#include "quant/mxfp8_operand.h"
+
+#include <stdexcept>
+
+#include "quant/block_scaled_shape.h"
+#include "quant/mxfp8_scaling.h"
+#include "quant/swizzled_scale_layout.h"
+
+namespace gemmscope {
+namespace {
+
+QuantizedTensor mxfp8_view(int64_t rows, int64_t cols, const uint8_t* data, const uint8_t* scale) {
+  QuantizedTensor view;
+  view.data = data;
+  view.format = ElementFormat::kE4M3;
+  view.rows = rows;
+  view.cols = cols;
+  view.scale = scale;
+  view.scale_layout = ScaleLayout::kVec32Ue8m0;
+  return view;
+}
+
+}  // namespace
+
+Mxfp8OperandLayout::Mxfp8OperandLayout(int64_t rows, int64_t cols, OperandCopies copies)
+    : rows(rows), cols(cols), copies(copies) {
+  require_block_scaled_shape("MXFP8", rows, cols, kMxfp8BlockSize, copies);
+}
+
+int64_t Mxfp8OperandLayout::rowwise_scale_bytes() const {
+  if (!has_rowwise(copies))
+    return 0;
+  return static_cast<int64_t>(SwizzledScaleLayout(rows, cols / kMxfp8BlockSize).bytes());
+}
+
+int64_t Mxfp8OperandLayout::columnwise_scale_bytes() const {
+  if (!has_columnwise(copies))
+    return 0;
+  return static_cast<int64_t>(SwizzledScaleLayout(cols, rows / kMxfp8BlockSize).bytes());
+}
+
+int Mxfp8OperandLayout::buffer_count() const {
+  return copies == OperandCopies::kBoth ? 4 : 2;
+}
+
+QuantizedTensor Mxfp8OperandLayout::rowwise(const uint8_t* data, const uint8_t* scale) const {
+  if (!has_rowwise(copies)) {
+    throw std::logic_error("Mxfp8OperandLayout: the rowwise copy was not asked for");
+  }
+  return mxfp8_view(rows, cols, data, scale);
+}
+
+QuantizedTensor Mxfp8OperandLayout::columnwise(const uint8_t* data, const uint8_t* scale) const {
+  if (!has_columnwise(copies)) {
+    throw std::logic_error("Mxfp8OperandLayout: the columnwise copy was not asked for");
+  }
+  return mxfp8_view(cols, rows, data, scale);
+}
+
+}  // namespace gemmscope

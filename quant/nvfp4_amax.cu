@@ -1,0 +1,133 @@
+#include "quant/nvfp4_amax.h"
+
+#include <climits>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "quant/cuda_check.h"
+#include "quant/detail/bf16_tile.cuh"
+#include "quant/detail/block_codecs.h"
+#include "quant/detail/pointer_checks.h"
+#include "quant/hadamard.h"
+#include "quant/nvfp4_scaling.h"
+
+namespace gemmscope {
+namespace {
+
+// A CTA covers a stripe of 16 rows (one Hadamard group) and 1024 columns; each thread one
+// 16x4 strip of it, read as 16 loads of 8 bytes so many are in flight at once. A warp's load
+// covers 256 contiguous bytes of one row.
+constexpr int kThreads = 256;
+constexpr int kStripeRows = kHadamardSize;
+constexpr int kColsPerThread = 4;
+constexpr int kColsPerCta = kThreads * kColsPerThread;
+constexpr int kWarps = kThreads / 32;
+constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
+
+__device__ inline uint32_t bf16_pair_magnitudes(uint32_t word) {
+  return word & 0x7FFF7FFFu;
+}
+
+template <bool kHadamard>
+__global__ void __launch_bounds__(kThreads)
+    nvfp4_amax_kernel(const __nv_bfloat16* input, int64_t rows, int64_t cols, int64_t col_ctas,
+                      uint16_t sign_mask, Nvfp4TensorScalars* scalars) {
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) / col_ctas * kStripeRows;
+  const int64_t col = static_cast<int64_t>(blockIdx.x) % col_ctas * kColsPerCta +
+                      static_cast<int64_t>(threadIdx.x) * kColsPerThread;
+  // Magnitudes compared as unsigned bit patterns: NaN > inf > finite (see bf16_abs_max_bits).
+  uint32_t plain = 0;        // FP32 bits
+  uint32_t transformed = 0;  // FP32 bits
+  if (col < cols) {
+    uint2 strip[kStripeRows];
+#pragma unroll
+    for (int k = 0; k < kStripeRows; ++k) {
+      strip[k] = make_uint2(0, 0);
+      if (row0 + k < rows) {
+        strip[k] = __ldg(reinterpret_cast<const uint2*>(input + (row0 + k) * cols + col));
+      }
+    }
+    uint32_t pair = 0;
+#pragma unroll
+    for (int k = 0; k < kStripeRows; ++k) {
+      pair = __vmaxu2(pair,
+                      __vmaxu2(bf16_pair_magnitudes(strip[k].x), bf16_pair_magnitudes(strip[k].y)));
+    }
+    plain = max(pair & 0xFFFFu, pair >> 16) << 16;
+    if constexpr (kHadamard) {
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j) {
+        float values[kStripeRows];
+#pragma unroll
+        for (int k = 0; k < kStripeRows; ++k) {
+          const uint32_t word = j < 2 ? strip[k].x : strip[k].y;
+          values[k] = detail::bf16_bits_to_float((j & 1) != 0 ? word >> 16 : word & 0xFFFFu);
+        }
+        random_hadamard_transform16(values, sign_mask);
+#pragma unroll
+        for (int k = 0; k < kStripeRows; ++k) {
+          transformed = max(transformed, detail::float_bits(values[k]) & 0x7FFFFFFFu);
+        }
+      }
+    }
+  }
+  plain = __reduce_max_sync(kFullWarp, plain);
+  transformed = __reduce_max_sync(kFullWarp, transformed);
+  __shared__ uint32_t warp_maxima[2][kWarps];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) {
+    warp_maxima[0][warp] = plain;
+    warp_maxima[1][warp] = transformed;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kWarps; ++w) {
+      plain = max(plain, warp_maxima[0][w]);
+      transformed = max(transformed, warp_maxima[1][w]);
+    }
+    // Non-negative floats (and positive NaNs) order like their bit patterns.
+    atomicMax(reinterpret_cast<unsigned int*>(&scalars->amax_rowwise), plain);
+    atomicMax(reinterpret_cast<unsigned int*>(&scalars->amax_columnwise),
+              kHadamard ? transformed : plain);
+  }
+}
+
+}  // namespace
+
+void compute_nvfp4_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                        bool columnwise_hadamard, uint16_t hadamard_sign_mask,
+                        Nvfp4TensorScalars* scalars, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0 || cols % kNvfp4BlockSize != 0) {
+    throw std::invalid_argument("NVFP4 amax: needs positive rows and cols a multiple of 16, got " +
+                                std::to_string(rows) + "x" + std::to_string(cols));
+  }
+  if (columnwise_hadamard && rows % kHadamardSize != 0) {
+    throw std::invalid_argument(
+        "NVFP4 amax: the Hadamard transform needs rows a multiple of 16, got " +
+        std::to_string(rows));
+  }
+  detail::require_device_pointer(input, 16, "NVFP4 amax: input");
+  detail::require_device_pointer(scalars, alignof(Nvfp4TensorScalars), "NVFP4 amax: scalars");
+  const int64_t col_ctas = (cols + kColsPerCta - 1) / kColsPerCta;
+  const int64_t grid = (rows + kStripeRows - 1) / kStripeRows * col_ctas;
+  if (grid > INT_MAX) {
+    throw std::invalid_argument("NVFP4 amax: a " + std::to_string(rows) + "x" +
+                                std::to_string(cols) + " tensor needs more CTAs than a grid holds");
+  }
+  // Both amaxes are adjacent: one memset resets them in stream order.
+  static_assert(offsetof(Nvfp4TensorScalars, amax_columnwise) ==
+                offsetof(Nvfp4TensorScalars, amax_rowwise) + sizeof(float));
+  CUDA_CHECK(cudaMemsetAsync(&scalars->amax_rowwise, 0, 2 * sizeof(float), stream));
+  const dim3 blocks(static_cast<unsigned>(grid));
+  if (columnwise_hadamard) {
+    nvfp4_amax_kernel<true>
+        <<<blocks, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+  } else {
+    nvfp4_amax_kernel<false>
+        <<<blocks, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gemmscope
