@@ -123,7 +123,7 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
     // The NVTX range holds exactly the case's own work: the L2 flush and the stream blocker
     // are launched outside it, so a profiler filtering on the range sees only this case.
     const auto enqueue = [&work, &prepared](cudaStream_t stream) {
-      NvtxRange range(prepared.name);
+      const NvtxRange range(prepared.name);
       work.enqueue(stream);
     };
     for (auto _ : state) {

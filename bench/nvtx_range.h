@@ -1,19 +1,40 @@
 #pragma once
-// An NVTX push/pop range for the lifetime of a scope. The work of every timed iteration is
-// enqueued inside one named exactly like the case, so Nsight tools can isolate a single case.
+// NVTX ranges named after a case, for the lifetime of a scope. The work of every timed
+// iteration is enqueued inside them, so Nsight tools can isolate one case.
+//
+// A case name contains '/', which Nsight Compute's --nvtx-include reads as the separator of
+// nested push/pop ranges. So the name is pushed one '/'-separated component at a time: the
+// ranges BF16 > Fprop > qkv > native > M:15872 > K:4096 > N:12288, and
+//   ncu --nvtx --nvtx-include "BF16/Fprop/qkv/native/M:15872/K:4096/N:12288/"
+// matches exactly that case's kernels.
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <string>
 
 namespace gemmscope {
 
 class NvtxRange {
  public:
-  explicit NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
-  ~NvtxRange() { nvtxRangePop(); }
+  explicit NvtxRange(const std::string& name) {
+    size_t begin = 0;
+    while (begin <= name.size()) {
+      const size_t end = std::min(name.find('/', begin), name.size());
+      nvtxRangePushA(name.substr(begin, end - begin).c_str());
+      ++depth_;
+      begin = end + 1;
+    }
+  }
+  ~NvtxRange() {
+    for (int i = 0; i < depth_; ++i)
+      nvtxRangePop();
+  }
   NvtxRange(const NvtxRange&) = delete;
   NvtxRange& operator=(const NvtxRange&) = delete;
+
+ private:
+  int depth_ = 0;
 };
 
 }  // namespace gemmscope

@@ -11,9 +11,10 @@ class Fp8Recipe : public QuantizedRecipe {
  public:
   std::string unsupported_reason(const DeviceInfo& device) const override;
   void check_gemm_operand(const QuantizedTensor& operand) const override;
-  // FP8 products are exact in FP32, so what remains is the BF16 output's rounding (about
-  // 1.1e-3) and, where FAST_ACCUM is on, Hopper's reduced-precision accumulation.
-  double tolerance() const override { return 1e-2; }
+  // FP8 products are exact in FP32, so what remains is the BF16 output's rounding (measured
+  // 1.7e-3 on an H200, as for BF16) and, where FAST_ACCUM is on, Hopper's reduced-precision
+  // accumulation (measured 3.5e-3 in Fprop at K = 4096 and 16384).
+  double tolerance(Pass pass) const override { return fast_accumulation(pass) ? 1e-2 : 4e-3; }
 };
 
 }  // namespace gemmscope

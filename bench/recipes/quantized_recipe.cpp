@@ -43,8 +43,8 @@ class QuantizedGemmCase : public GemmCase {
   QuantizedGemmCase(const QuantizedRecipe& recipe, const CaseSpec& spec,
                     const RecipeContext& context)
       : GemmCase(spec.gemm.shape),
-        recipe_(recipe),
         autocast_(spec.mode == Mode::kAutocast),
+        tolerance_(recipe.tolerance(spec.gemm.pass)),
         tensors_(spec.gemm, context.stream) {
     const TnSources sources = tn_sources(tensors_);
     left_ = recipe.make_quantizer(sources.left, context.stream);
@@ -70,12 +70,12 @@ class QuantizedGemmCase : public GemmCase {
   }
   GemmProblem gemm_problem() const override { return problem_; }
   GemmProblem original_problem() const override { return tensors_.bf16_problem(); }
-  double tolerance() const override { return recipe_.tolerance(); }
+  double tolerance() const override { return tolerance_; }
   std::string label() const override { return plan_->algorithm(); }
 
  private:
-  const QuantizedRecipe& recipe_;
   bool autocast_;
+  double tolerance_;
   PassTensors tensors_;
   std::unique_ptr<OperandQuantizer> left_;
   std::unique_ptr<OperandQuantizer> right_;

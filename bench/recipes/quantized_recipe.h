@@ -21,7 +21,7 @@ class QuantizedRecipe : public Recipe {
   // cuBLASLt's FAST_ACCUM for this pass (TransformerEngine: Fprop only, for FP8).
   virtual bool fast_accumulation(Pass pass) const = 0;
   // See GemmCase::tolerance().
-  virtual double tolerance() const = 0;
+  virtual double tolerance(Pass pass) const = 0;
   // Throws Unsupported when a copy cannot be a GEMM operand (say, an FP8 contraction
   // dimension that is not a multiple of 16).
   virtual void check_gemm_operand(const QuantizedTensor& operand) const = 0;
