@@ -7,6 +7,9 @@
 #   sweep    the README's main job: the default sweep and its report (sweep.json)
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
+#   probe    BF16 Fprop qkv with and without --autotune and the L2 flush
+#   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
+#   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,18 +64,50 @@ stage_spread() {
   grep -E "_(median|cv) " "$out/spread.log"
 }
 
+ncu_path() {
+  command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1
+}
+
+# One case's range, in autocast mode so that it holds quantization kernels and the GEMM.
 stage_ncu() {
-  local ncu=ncu
-  command -v ncu >/dev/null || ncu=$(ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  local name="BF16/Fprop/attn_out/native/M:15872/K:4096/N:4096"
-  run ncu "$ncu" --nvtx --nvtx-include "$name/" --metrics gpu__time_duration.sum \
+  local name="FP8Current/Wgrad/attn_out/autocast/M:4096/K:15872/N:4096"
+  run ncu "$(ncu_path)" --nvtx --nvtx-include "$name/" --metrics gpu__time_duration.sum \
     "$bench" --profile --gpu_warmup=0 --warmup_runs=1 --benchmark_filter="^$name" \
-    --benchmark_min_time=3x
+    --benchmark_min_time=2x
   grep -E "^  [A-Za-z_].*\(|==PROF==|==WARNING==|==ERROR==|gpu__time" "$out/ncu.log" | head -40
 }
 
+stage_probe() {
+  local filter='--benchmark_filter=^BF16/Fprop/qkv/'
+  for flags in "" "--autotune" "--l2_flush=false" "--autotune --l2_flush=false"; do
+    echo "--- flags: ${flags:-(defaults)}"
+    # shellcheck disable=SC2086
+    "$bench" $filter $flags --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+      2>&1 | grep -E "_median"
+  done | tee "$out/probe.log"
+}
+
+stage_sanitize() {
+  run sanitize_quant compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build/tests/quant/test_quant --gtest_filter='*Gpu*'
+  run sanitize_bench compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build/tests/bench/test_bench --gtest_filter='*Pass*:*Timer*'
+  tail -3 "$out/sanitize_quant.log" "$out/sanitize_bench.log"
+}
+
+stage_quantncu() {
+  local case
+  for case in "FP8Block/Quantize/x/both/R:15872/C:4096" "FP8Delayed/Quantize/w/rowwise/R:12288/C:4096"; do
+    "$(ncu_path)" --nvtx --nvtx-include "$case/" --section SpeedOfLight --section Occupancy \
+      --section LaunchStats "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
+      --benchmark_filter="^$case" --benchmark_min_time=1x
+  done >"$out/quantncu.log" 2>&1
+  grep -E "^  [A-Za-z_].*\(|Throughput|Duration|Achieved Occupancy|Registers|Block Size|Grid Size|Waves" \
+    "$out/quantncu.log" | head -60
+}
+
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build test verify sweep spread ncu)
+[ ${#stages[@]} -gt 0 ] || stages=(build test verify sweep spread ncu probe sanitize quantncu)
 for s in "${stages[@]}"; do
   "stage_$s"
 done
