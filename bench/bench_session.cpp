@@ -73,7 +73,7 @@ BenchSession::PreparedCase& BenchSession::prepare(const CaseDefinition& definiti
   prepared->name = definition.name;
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
-  prepared->work = definition.prepare(RecipeContext{*cublas_, algorithm, stream_});
+  prepared->work = definition.prepare(RecipeContext{device_, *cublas_, algorithm, stream_});
   if (options_.verify)
     prepared->verification_failure = prepared->work->verify(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));

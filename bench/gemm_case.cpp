@@ -15,6 +15,8 @@ void GemmCase::report(benchmark::State& state, double seconds_per_iteration,
   state.counters["M"] = static_cast<double>(shape_.m);
   state.counters["K"] = static_cast<double>(shape_.k);
   state.counters["N"] = static_cast<double>(shape_.n);
+  if (emulated())
+    state.counters["emulated"] = 1;
   if (verification_) {
     state.counters["rel_err"] = verification_->rel_err;
     if (verification_->recipe_err)

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return kExitBadUsage;
 
-  const std::vector<std::unique_ptr<Recipe>> recipes = all_recipes();
+  const std::vector<std::unique_ptr<Recipe>> recipes = all_recipes({options.emulate});
   BenchSession session(options);
   register_cases(workload, recipes, session);
 

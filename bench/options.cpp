@@ -72,6 +72,8 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
     options->autotune = parse_bool(flag);
   } else if (flag.name == "l2_flush") {
     options->l2_flush = parse_bool(flag);
+  } else if (flag.name == "emulate") {
+    options->emulate = parse_bool(flag);
   } else if (flag.name == "profile") {
     options->profile = parse_bool(flag);
   } else if (flag.name == "gpu_warmup") {
@@ -130,7 +132,12 @@ How to time:
   --gpu_warmup=SECONDS       busy GEMMs before the first case to settle clocks (default 3)
   --autotune                 time cuBLASLt's top 8 algorithms per case and keep the fastest
                              (default: cuBLASLt's first heuristic answer, as frameworks do)
-  --verify                   check each case against a reference GEMM first; counter rel_err
+  --verify                   check each case against a reference GEMM first; counters rel_err
+                             and, for quantized recipes, recipe_err
+  --emulate                  on GPUs without MXFP8/NVFP4 tensor cores (Hopper), run those GEMMs
+                             as an exact emulation (dequantize to BF16, BF16 GEMM), labelled
+                             "emulated", instead of skipping them; the times say nothing about
+                             Blackwell
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
                              serialise launches); times are then not comparable

@@ -14,6 +14,7 @@ struct BenchOptions {
   bool verify = false;            // compare each case against the reference GEMM first
   bool autotune = false;          // time cuBLASLt's top candidates, keep the fastest
   bool l2_flush = true;           // flush L2 before every timed iteration
+  bool emulate = false;           // MXFP8/NVFP4 without their tensor cores: emulated GEMM
   bool profile = false;           // cudaProfilerStart/Stop around the timed loops
   double gpu_warmup_seconds = 3;  // busy GEMMs before the first case, to settle clocks
   int warmup_runs = 3;            // untimed runs of a case before its timed loop

@@ -36,6 +36,8 @@ class GemmCase : public TimedWork {
   virtual double tolerance() const = 0;
   // The case report's label: the chosen algorithm, and anything unusual.
   virtual std::string label() const = 0;
+  // Whether the GEMM is emulated (kernels/emulated_gemm.h) rather than run natively.
+  virtual bool emulated() const { return false; }
 
   std::string verify(cudaStream_t stream) final;
   void report(benchmark::State& state, double seconds_per_iteration,
@@ -47,6 +49,7 @@ class GemmCase : public TimedWork {
 };
 
 struct RecipeContext {
+  const DeviceInfo& device;
   const CublasLtContext& cublas;
   AlgorithmChoice algorithm;
   cudaStream_t stream;
@@ -73,7 +76,13 @@ class Recipe {
                                                            cudaStream_t stream) const;
 };
 
+struct RecipeSettings {
+  // Run MXFP8 and NVFP4 GEMMs on GPUs without their tensor cores through the exact emulated
+  // GEMM (kernels/emulated_gemm.h), instead of skipping them.
+  bool emulate = false;
+};
+
 // Every implemented recipe, in report order.
-std::vector<std::unique_ptr<Recipe>> all_recipes();
+std::vector<std::unique_ptr<Recipe>> all_recipes(const RecipeSettings& settings = {});
 
 }  // namespace gemmscope

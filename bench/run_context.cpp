@@ -40,6 +40,7 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   AddCustomContext("l2_flush", bool_text(options.l2_flush));
   AddCustomContext("autotune", bool_text(options.autotune));
   AddCustomContext("verify", bool_text(options.verify));
+  AddCustomContext("emulate", bool_text(options.emulate));
   AddCustomContext("warmup_runs", std::to_string(options.warmup_runs));
 }
 

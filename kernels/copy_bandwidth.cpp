@@ -23,13 +23,14 @@ double measure_copy_gbps(cudaStream_t stream) {
   try {
     for (int i = 0; i < kWarmups + kSamples; ++i) {
       CUDA_CHECK(cudaEventRecord(start, stream));
-      CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), kBytes,
-                                 cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), kBytes, cudaMemcpyDeviceToDevice,
+                                 stream));
       CUDA_CHECK(cudaEventRecord(stop, stream));
       CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0;
       CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (i >= kWarmups) milliseconds.push_back(ms);
+      if (i >= kWarmups)
+        milliseconds.push_back(ms);
     }
   } catch (...) {
     cudaEventDestroy(start);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cublas_check.h"
+#include "kernels/tensor_scale_alpha.h"
 #include "quant/cuda_check.h"
 
 namespace gemmscope {
@@ -55,11 +56,6 @@ void check_operand(const GemmOperand& operand, const char* which) {
   }
   if (t.scale_layout != ScaleLayout::kNone && t.scale == nullptr) {
     throw std::invalid_argument(std::string("GemmPlan: the ") + which + " operand has no scales");
-  }
-  if (t.tensor_scale != nullptr) {
-    throw std::invalid_argument(std::string("GemmPlan: the ") + which +
-                                " operand has a per-tensor scale, which the caller must fold "
-                                "into alpha");
   }
 }
 
@@ -128,6 +124,13 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
                                               sizeof(trans_a)));
   CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
                                               sizeof(trans_b)));
+  // Per-tensor factors (NVFP4) make alpha a device value, computed before each matmul.
+  if (left.tensor.tensor_scale != nullptr || right.tensor.tensor_scale != nullptr) {
+    device_scalars_ = DeviceBuffer<float>(2);
+    const cublasLtPointerMode_t device_mode = CUBLASLT_POINTER_MODE_DEVICE;
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_POINTER_MODE,
+                                                &device_mode, sizeof(device_mode)));
+  }
   const bool quantized = right.tensor.scale_layout != ScaleLayout::kNone;
   if (quantized) {
     const int8_t fast_accumulation = problem.fast_accumulation ? 1 : 0;
@@ -224,11 +227,19 @@ void GemmPlan::run(cudaStream_t stream) const {
 }
 
 void GemmPlan::run_with(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const {
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
+  const float host_scalars[2] = {1.0f, 0.0f};
+  const float* alpha = &host_scalars[0];
+  const float* beta = &host_scalars[1];
+  if (device_scalars_.size() > 0) {
+    alpha = device_scalars_.get();
+    beta = device_scalars_.get() + 1;
+    compute_tensor_scale_alpha(problem_.left.tensor.tensor_scale,
+                               problem_.right.tensor.tensor_scale, device_scalars_.get(),
+                               device_scalars_.get() + 1, stream);
+  }
   const Descriptors& desc = *descriptors_;
-  CUBLAS_CHECK(cublasLtMatmul(context_.handle(), desc.matmul, &alpha, problem_.right.tensor.data,
-                              desc.a, problem_.left.tensor.data, desc.b, &beta, problem_.output,
+  CUBLAS_CHECK(cublasLtMatmul(context_.handle(), desc.matmul, alpha, problem_.right.tensor.data,
+                              desc.a, problem_.left.tensor.data, desc.b, beta, problem_.output,
                               desc.d, problem_.output, desc.d, &algo, context_.workspace(),
                               context_.workspace_bytes(), stream));
 }

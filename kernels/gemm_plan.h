@@ -3,7 +3,10 @@
 // once: descriptors, scale modes and the algorithm are chosen at construction, outside any
 // timed region, so that run() enqueues exactly one cublasLtMatmul.
 //
-//   output[P, Q] (row-major BF16) = left[P, K] · right[K, Q]
+//   output[P, Q] (row-major BF16) = alpha · left[P, K] · right[K, Q]
+//
+// alpha is 1, or the product of the operands' per-tensor factors (QuantizedTensor::
+// tensor_scale, NVFP4's second scaling level), computed on the GPU by run() before the matmul.
 //
 // Each operand is stored either K-major (row-major [outer, K]) or not ([K, outer]). cuBLASLt
 // is column-major, so the plan passes `right` as its A and `left` as its B: two K-major
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "kernels/cublaslt_context.h"
+#include "kernels/device_buffer.h"
 #include "quant/quantized_tensor.h"
 
 namespace gemmscope {
@@ -65,6 +69,7 @@ class GemmPlan {
   const CublasLtContext& context_;
   GemmProblem problem_;
   std::unique_ptr<Descriptors> descriptors_;
+  DeviceBuffer<float> device_scalars_;  // alpha, beta when alpha comes from tensor scales
   cublasLtMatmulAlgo_t algo_{};
   std::string algorithm_;
 };

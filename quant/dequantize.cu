@@ -8,6 +8,8 @@
 #include "quant/cuda_check.h"
 #include "quant/format_names.h"
 #include "quant/fp8_dequantize.h"
+#include "quant/mxfp8_dequantize.h"
+#include "quant/nvfp4_dequantize.h"
 
 namespace gemmscope {
 namespace {
@@ -46,8 +48,27 @@ void dequantize(const QuantizedTensor& q, float* out, cudaStream_t stream) {
     case ScaleLayout::kBlock128x128:
       dequantize_fp8(q, out, stream);
       return;
+    case ScaleLayout::kVec32Ue8m0:
+      dequantize_mxfp8(q, out, stream);
+      return;
+    case ScaleLayout::kVec16Ue4m3:
+      dequantize_nvfp4(q, out, stream);
+      return;
+  }
+  throw std::invalid_argument(std::string("dequantize: unsupported scale layout ") +
+                              to_string(q.scale_layout));
+}
+
+void dequantize_to_bf16(const QuantizedTensor& q, __nv_bfloat16* out, cudaStream_t stream) {
+  switch (q.scale_layout) {
+    case ScaleLayout::kVec32Ue8m0:
+      dequantize_mxfp8_to_bf16(q, out, stream);
+      return;
+    case ScaleLayout::kVec16Ue4m3:
+      dequantize_nvfp4_to_bf16(q, out, stream);
+      return;
     default:
-      throw std::invalid_argument(std::string("dequantize: unsupported scale layout ") +
+      throw std::invalid_argument(std::string("dequantize_to_bf16: not exact for scale layout ") +
                                   to_string(q.scale_layout));
   }
 }

@@ -3,7 +3,6 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,7 +10,8 @@
 #include "quant/cuda_check.h"
 #include "quant/detail/block_codecs.h"
 #include "quant/detail/dequantize_checks.h"
-#include "quant/detail/pointer_checks.h"
+#include "quant/detail/launch_checks.h"
+#include "quant/detail/store16.cuh"
 #include "quant/mxfp8_scaling.h"
 #include "quant/swizzled_scale_layout.h"
 
@@ -21,28 +21,6 @@ namespace {
 // Each thread dequantizes 16 consecutive elements of a row (one 16-byte load; half a block).
 constexpr int kThreads = 256;
 constexpr int kChunk = 16;
-
-// Stores 16 FP32 values.
-__device__ inline void store_chunk(float* out, const float (&values)[kChunk]) {
-  float4* out4 = reinterpret_cast<float4*>(out);
-#pragma unroll
-  for (int k = 0; k < kChunk / 4; ++k) {
-    out4[k] = make_float4(values[4 * k], values[4 * k + 1], values[4 * k + 2], values[4 * k + 3]);
-  }
-}
-
-// Stores 16 BF16 values (exact conversions, see the header).
-__device__ inline void store_chunk(__nv_bfloat16* out, const float (&values)[kChunk]) {
-  uint32_t words[kChunk / 2];
-#pragma unroll
-  for (int k = 0; k < kChunk / 2; ++k) {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(values[2 * k], values[2 * k + 1]);
-    words[k] = *reinterpret_cast<const uint32_t*>(&pair);
-  }
-  uint4* out4 = reinterpret_cast<uint4*>(out);
-  out4[0] = make_uint4(words[0], words[1], words[2], words[3]);
-  out4[1] = make_uint4(words[4], words[5], words[6], words[7]);
-}
 
 template <typename Out>
 __global__ void __launch_bounds__(kThreads)
@@ -66,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
     values[2 * k] = decoded.x * block_scale;
     values[2 * k + 1] = decoded.y * block_scale;
   }
-  store_chunk(out + row * cols + col, values);
+  detail::store16(out + row * cols + col, values);
 }
 
 template <typename Out>
@@ -76,16 +54,12 @@ void launch(const QuantizedTensor& q, Out* out, cudaStream_t stream, const std::
   detail::require_device_pointer(q.data, 16, context + ": data");
   detail::require_device_pointer(out, 16, context + ": out");
   const int64_t chunks = q.rows * (q.cols / kChunk);
-  const int64_t grid = (chunks + kThreads - 1) / kThreads;
-  if (grid > INT_MAX) {
-    throw std::invalid_argument(context + ": a " + std::to_string(q.rows) + "x" +
-                                std::to_string(q.cols) +
-                                " operand needs more CTAs than a grid holds");
-  }
+  const unsigned grid =
+      detail::checked_grid((chunks + kThreads - 1) / kThreads, q.rows, q.cols, context);
   const int64_t padded_scale_cols = round_up_to(q.cols / kMxfp8BlockSize, kScaleTileCols);
-  mxfp8_dequantize_kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(q.data), static_cast<const uint8_t*>(q.scale), q.rows, q.cols,
-      padded_scale_cols, out);
+  mxfp8_dequantize_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const uint8_t*>(q.data),
+                                                         static_cast<const uint8_t*>(q.scale),
+                                                         q.rows, q.cols, padded_scale_cols, out);
   CUDA_CHECK_LAUNCH();
 }
 

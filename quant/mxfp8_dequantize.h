@@ -1,7 +1,8 @@
 #pragma once
 // MXFP8 operands (E4M3 data, E8M0 scales in the VEC32_UE8M0 swizzled layout) back to wide
 // types on the GPU: value = element * 2^(scale - 127). Enqueued on `stream`, no host
-// synchronisation. quant/dequantize's dispatch routes ScaleLayout::kVec32Ue8m0 here.
+// synchronisation. dequantize_mxfp8 is the ScaleLayout::kVec32Ue8m0 case of dequantize()
+// (quant/dequantize.h).
 //
 // Both outputs are row-major [q.rows, q.cols] device buffers. FP32 is exact. BF16, which the
 // emulated block-scaled GEMM feeds to a BF16 GEMM, is exact too whenever a block's scale lies in

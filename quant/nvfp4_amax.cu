@@ -1,14 +1,13 @@
 #include "quant/nvfp4_amax.h"
 
-#include <climits>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 
 #include "quant/cuda_check.h"
-#include "quant/detail/bf16_tile.cuh"
 #include "quant/detail/block_codecs.h"
-#include "quant/detail/pointer_checks.h"
+#include "quant/detail/launch_checks.h"
+#include "quant/detail/quantize_tile.cuh"
 #include "quant/hadamard.h"
 #include "quant/nvfp4_scaling.h"
 
@@ -67,7 +66,7 @@ __global__ void __launch_bounds__(kThreads)
         random_hadamard_transform16(values, sign_mask);
 #pragma unroll
         for (int k = 0; k < kStripeRows; ++k) {
-          transformed = max(transformed, detail::float_bits(values[k]) & 0x7FFFFFFFu);
+          transformed = max(transformed, fp32_bits(values[k]) & 0x7FFFFFFFu);
         }
       }
     }
@@ -110,22 +109,18 @@ void compute_nvfp4_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
   detail::require_device_pointer(input, 16, "NVFP4 amax: input");
   detail::require_device_pointer(scalars, alignof(Nvfp4TensorScalars), "NVFP4 amax: scalars");
   const int64_t col_ctas = (cols + kColsPerCta - 1) / kColsPerCta;
-  const int64_t grid = (rows + kStripeRows - 1) / kStripeRows * col_ctas;
-  if (grid > INT_MAX) {
-    throw std::invalid_argument("NVFP4 amax: a " + std::to_string(rows) + "x" +
-                                std::to_string(cols) + " tensor needs more CTAs than a grid holds");
-  }
+  const unsigned grid = detail::checked_grid((rows + kStripeRows - 1) / kStripeRows * col_ctas,
+                                             rows, cols, "NVFP4 amax");
   // Both amaxes are adjacent: one memset resets them in stream order.
   static_assert(offsetof(Nvfp4TensorScalars, amax_columnwise) ==
                 offsetof(Nvfp4TensorScalars, amax_rowwise) + sizeof(float));
   CUDA_CHECK(cudaMemsetAsync(&scalars->amax_rowwise, 0, 2 * sizeof(float), stream));
-  const dim3 blocks(static_cast<unsigned>(grid));
   if (columnwise_hadamard) {
     nvfp4_amax_kernel<true>
-        <<<blocks, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
   } else {
     nvfp4_amax_kernel<false>
-        <<<blocks, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
   }
   CUDA_CHECK_LAUNCH();
 }

@@ -3,7 +3,6 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,7 +10,8 @@
 #include "quant/cuda_check.h"
 #include "quant/detail/block_codecs.h"
 #include "quant/detail/dequantize_checks.h"
-#include "quant/detail/pointer_checks.h"
+#include "quant/detail/launch_checks.h"
+#include "quant/detail/store16.cuh"
 #include "quant/nvfp4_scaling.h"
 #include "quant/swizzled_scale_layout.h"
 
@@ -26,30 +26,10 @@ constexpr int kThreads = 256;
 __device__ inline float e2m1_value(uint32_t code) {
   const uint32_t exponent = (code >> 1) & 0x3u;
   const uint32_t mantissa = code & 0x1u;
-  const float magnitude =
-      exponent == 0 ? 0.5f * static_cast<float>(mantissa)
-                    : detail::float_from_bits(((exponent + 126u) << 23) | (mantissa << 22));
+  const float magnitude = exponent == 0
+                              ? 0.5f * static_cast<float>(mantissa)
+                              : fp32_from_bits(((exponent + 126u) << 23) | (mantissa << 22));
   return (code & 0x8u) != 0 ? -magnitude : magnitude;
-}
-
-__device__ inline void store_block(float* out, const float (&values)[kNvfp4BlockSize]) {
-  float4* out4 = reinterpret_cast<float4*>(out);
-#pragma unroll
-  for (int k = 0; k < kNvfp4BlockSize / 4; ++k) {
-    out4[k] = make_float4(values[4 * k], values[4 * k + 1], values[4 * k + 2], values[4 * k + 3]);
-  }
-}
-
-__device__ inline void store_block(__nv_bfloat16* out, const float (&values)[kNvfp4BlockSize]) {
-  uint32_t words[kNvfp4BlockSize / 2];
-#pragma unroll
-  for (int k = 0; k < kNvfp4BlockSize / 2; ++k) {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(values[2 * k], values[2 * k + 1]);
-    words[k] = *reinterpret_cast<const uint32_t*>(&pair);
-  }
-  uint4* out4 = reinterpret_cast<uint4*>(out);
-  out4[0] = make_uint4(words[0], words[1], words[2], words[3]);
-  out4[1] = make_uint4(words[4], words[5], words[6], words[7]);
 }
 
 // `tensor_scale` null: the per-tensor factor is left out (the BF16 variant).
@@ -79,7 +59,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int k = 0; k < kNvfp4BlockSize; ++k)
       values[k] *= factor;
   }
-  store_block(out + row * cols + col, values);
+  detail::store16(out + row * cols + col, values);
 }
 
 template <typename Out>
@@ -90,14 +70,10 @@ void launch(const QuantizedTensor& q, const float* tensor_scale, Out* out, cudaS
   detail::require_device_pointer(q.data, 8, context + ": data");
   detail::require_device_pointer(out, 16, context + ": out");
   const int64_t blocks = q.rows * (q.cols / kNvfp4BlockSize);
-  const int64_t grid = (blocks + kThreads - 1) / kThreads;
-  if (grid > INT_MAX) {
-    throw std::invalid_argument(context + ": a " + std::to_string(q.rows) + "x" +
-                                std::to_string(q.cols) +
-                                " operand needs more CTAs than a grid holds");
-  }
+  const unsigned grid =
+      detail::checked_grid((blocks + kThreads - 1) / kThreads, q.rows, q.cols, context);
   const int64_t padded_scale_cols = round_up_to(q.cols / kNvfp4BlockSize, kScaleTileCols);
-  nvfp4_dequantize_kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
+  nvfp4_dequantize_kernel<<<grid, kThreads, 0, stream>>>(
       static_cast<const uint8_t*>(q.data), static_cast<const uint8_t*>(q.scale), tensor_scale,
       q.rows, q.cols, padded_scale_cols, out);
   CUDA_CHECK_LAUNCH();

@@ -1,8 +1,8 @@
 #pragma once
 // NVFP4 operands (E2M1 pairs, E4M3 block scales in the VEC16_UE4M3 swizzled layout, FP32
 // tensor_scale) back to wide types on the GPU. Enqueued on `stream`, no host synchronisation
-// (the tensor scale is read on the device). quant/dequantize's dispatch routes
-// ScaleLayout::kVec16Ue4m3 here.
+// (the tensor scale is read on the device). dequantize_nvfp4 is the ScaleLayout::kVec16Ue4m3
+// case of dequantize() (quant/dequantize.h).
 //
 //   dequantize_nvfp4:          element * block scale * tensor_scale, in FP32: the values the
 //                              operand stands for, for verification against the inputs.

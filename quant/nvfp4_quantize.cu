@@ -4,15 +4,12 @@
 #include <cuda_fp8.h>
 
 #include <cfloat>
-#include <climits>
-#include <stdexcept>
 #include <string>
 
 #include "quant/cuda_check.h"
-#include "quant/detail/bf16_tile.cuh"
 #include "quant/detail/block_codecs.h"
-#include "quant/detail/pointer_checks.h"
-#include "quant/detail/swizzled_padding.cuh"
+#include "quant/detail/launch_checks.h"
+#include "quant/detail/quantize_tile.cuh"
 #include "quant/hadamard.h"
 #include "quant/nvfp4_amax.h"
 #include "quant/nvfp4_scaling.h"
@@ -30,7 +27,7 @@ using detail::kTileCols;
 using detail::kTileRows;
 using detail::kTileThreads;
 using detail::kVectorElements;
-using detail::SwizzledPadding;
+using detail::TileGrid;
 using detail::TilePosition;
 
 constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
@@ -39,23 +36,15 @@ constexpr int kBlockRowsPerTile = kTileRows / kNvfp4BlockSize;  // 8
 constexpr int kBlockColsPerTile = kTileCols / kNvfp4BlockSize;  // 4
 
 struct Nvfp4Params {
-  const __nv_bfloat16* input;
-  int64_t rows;
-  int64_t cols;
-  int64_t col_tiles;
-  int64_t data_tiles;
+  TileGrid grid;
   Nvfp4CopyBuffers rowwise;
-  int64_t rowwise_padded_scale_cols;
   Nvfp4CopyBuffers columnwise;
-  int64_t columnwise_padded_scale_cols;
   Nvfp4TensorScalars* scalars;
   bool blocks_16x16;
   bool columnwise_hadamard;
   uint16_t hadamard_sign_mask;
   bool stochastic_rounding;
   uint64_t rounding_seed;
-  SwizzledPadding rowwise_padding;
-  SwizzledPadding columnwise_padding;
 };
 
 // A block's stored scale and what its elements are multiplied by before E2M1 rounding.
@@ -148,7 +137,7 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), encode_scale);
   const int64_t r = tile.row0 + row;
   const int64_t c = tile.col0 + col;
-  const int64_t index = r * p.cols + c;
+  const int64_t index = r * p.grid.cols + c;
   uint32_t word = 0;
   if (!scale.poisoned) {
     float values[kVectorElements];
@@ -160,8 +149,8 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   }
   *reinterpret_cast<uint32_t*>(p.rowwise.data + index / 2) = word;
   if (col % kNvfp4BlockSize == 0) {
-    p.rowwise.scale[swizzled_scale_offset(r, c / kNvfp4BlockSize, p.rowwise_padded_scale_cols)] =
-        scale.code;
+    p.rowwise.scale[swizzled_scale_offset(r, c / kNvfp4BlockSize,
+                                          p.grid.rowwise_padding.padded_scale_cols)] = scale.code;
   }
 }
 
@@ -189,15 +178,15 @@ __device__ inline void quantize_columnwise_block(const Nvfp4Params& p, const Til
     uint32_t amax_bits = 0;
 #pragma unroll
     for (int k = 0; k < kNvfp4BlockSize; ++k) {
-      amax_bits = max(amax_bits, detail::float_bits(values[k]) & 0x7FFFFFFFu);
+      amax_bits = max(amax_bits, fp32_bits(values[k]) & 0x7FFFFFFFu);
     }
-    amax = detail::float_from_bits(amax_bits);
+    amax = fp32_from_bits(amax_bits);
   }
 
   const BlockScale scale = block_scale(amax, encode_scale);
   const int64_t out_row = tile.col0 + col;
   const int64_t out_col = tile.row0 + first_row;
-  const int64_t index = out_row * p.rows + out_col;
+  const int64_t index = out_row * p.grid.rows + out_col;
   uint2 words = make_uint2(0, 0);
   if (!scale.poisoned) {
     words.x = e2m1_word(values, scale.multiplier, p, kColumnwiseRoundingStream,
@@ -207,50 +196,34 @@ __device__ inline void quantize_columnwise_block(const Nvfp4Params& p, const Til
   }
   *reinterpret_cast<uint2*>(p.columnwise.data + index / 2) = words;
   p.columnwise.scale[swizzled_scale_offset(out_row, out_col / kNvfp4BlockSize,
-                                           p.columnwise_padded_scale_cols)] = scale.code;
+                                           p.grid.columnwise_padding.padded_scale_cols)] =
+      scale.code;
 }
 
 template <bool kRowwise, bool kColumnwise>
 __global__ void __launch_bounds__(kTileThreads) nvfp4_quantize_kernel(const Nvfp4Params p) {
   __shared__ __align__(16) uint16_t staged[kColumnwise ? kTileRows : 1][kTileCols];
   __shared__ uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
-  const int64_t cta = blockIdx.x;
-  if (cta >= p.data_tiles) {
-    const int64_t worker = (cta - p.data_tiles) * kTileThreads + threadIdx.x;
-    const int64_t workers = (gridDim.x - p.data_tiles) * kTileThreads;
-    detail::write_swizzled_padding(p.rowwise_padding, worker, workers);
-    detail::write_swizzled_padding(p.columnwise_padding, worker, workers);
+  if (detail::handled_as_padding_cta(p.grid))
     return;
-  }
   // The amax kernel ran before this one in the stream.
   const float rowwise_encode = nvfp4_encode_scale(p.scalars->amax_rowwise);
   const float columnwise_encode = nvfp4_encode_scale(p.scalars->amax_columnwise);
-  if (cta == 0 && threadIdx.x == 0) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
     p.scalars->tensor_scale_rowwise = nvfp4_tensor_dequant_scale(rowwise_encode);
     p.scalars->tensor_scale_columnwise = nvfp4_tensor_dequant_scale(columnwise_encode);
   }
 
-  const TilePosition tile = detail::tile_position(cta, p.col_tiles, p.rows, p.cols);
-  const int col = detail::load_col();
+  const TilePosition tile = detail::tile_position(p.grid);
   uint4 vectors[kLoadsPerThread];
-#pragma unroll
-  for (int i = 0; i < kLoadsPerThread; ++i) {
-    const int row = detail::load_row(i);
-    vectors[i] = make_uint4(0, 0, 0, 0);
-    if (row < tile.valid_rows && col < tile.valid_cols) {
-      vectors[i] = __ldg(
-          reinterpret_cast<const uint4*>(p.input + (tile.row0 + row) * p.cols + tile.col0 + col));
-    }
-    if constexpr (kColumnwise)
-      *reinterpret_cast<uint4*>(&staged[row][col]) = vectors[i];
-  }
+  detail::load_tile<kColumnwise>(p.grid, tile, vectors, staged);
   if (p.blocks_16x16)
     tile_block_amaxes(vectors, block_amax);  // synchronises the CTA
   if constexpr (kRowwise) {
 #pragma unroll
     for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector(p, tile, detail::load_row(i), col, vectors[i], rowwise_encode,
-                              block_amax);
+      quantize_rowwise_vector(p, tile, detail::load_row(i), detail::load_col(), vectors[i],
+                              rowwise_encode, block_amax);
     }
   }
   if constexpr (kColumnwise) {
@@ -264,11 +237,6 @@ __global__ void __launch_bounds__(kTileThreads) nvfp4_quantize_kernel(const Nvfp
   }
 }
 
-void require_copy_buffers(const Nvfp4CopyBuffers& buffers, const std::string& copy) {
-  detail::require_device_pointer(buffers.data, 8, "NVFP4 quantize: " + copy + " data");
-  detail::require_device_pointer(buffers.scale, 4, "NVFP4 quantize: " + copy + " scale");
-}
-
 }  // namespace
 
 void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
@@ -279,50 +247,23 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
   detail::require_device_pointer(input, 16, "NVFP4 quantize: input");
   detail::require_device_pointer(scalars, alignof(Nvfp4TensorScalars), "NVFP4 quantize: scalars");
   Nvfp4Params p{};
-  p.input = input;
-  p.rows = rows;
-  p.cols = cols;
-  p.col_tiles = (cols + kTileCols - 1) / kTileCols;
-  p.data_tiles = (rows + kTileRows - 1) / kTileRows * p.col_tiles;
+  detail::take_copy_buffers(copies, rowwise, columnwise, 8, "NVFP4 quantize", p.rowwise,
+                            p.columnwise);
+  p.grid = detail::make_tile_grid(input, rows, cols, kNvfp4BlockSize, copies, p.rowwise.scale,
+                                  p.columnwise.scale, "NVFP4 quantize");
   p.scalars = scalars;
   p.blocks_16x16 = options.block_shape == Nvfp4BlockShape::k16x16;
   p.columnwise_hadamard = options.columnwise_hadamard && has_columnwise(copies);
   p.hadamard_sign_mask = hadamard_sign_mask(options.hadamard_seed);
   p.stochastic_rounding = options.stochastic_rounding;
   p.rounding_seed = options.rounding_seed;
-  if (has_rowwise(copies)) {
-    require_copy_buffers(rowwise, "rowwise");
-    p.rowwise = rowwise;
-    p.rowwise_padding = detail::swizzled_padding(rowwise.scale, rows, cols / kNvfp4BlockSize);
-    p.rowwise_padded_scale_cols = p.rowwise_padding.padded_scale_cols;
-  }
-  if (has_columnwise(copies)) {
-    require_copy_buffers(columnwise, "columnwise");
-    p.columnwise = columnwise;
-    p.columnwise_padding = detail::swizzled_padding(columnwise.scale, cols, rows / kNvfp4BlockSize);
-    p.columnwise_padded_scale_cols = p.columnwise_padding.padded_scale_cols;
-  }
-  const int64_t grid =
-      p.data_tiles + detail::padding_ctas(p.rowwise_padding, p.columnwise_padding, kTileThreads);
-  if (grid > INT_MAX) {
-    throw std::invalid_argument("NVFP4 quantize: a " + std::to_string(rows) + "x" +
-                                std::to_string(cols) + " tensor needs more CTAs than a grid holds");
-  }
 
   compute_nvfp4_amax(input, rows, cols, p.columnwise_hadamard, p.hadamard_sign_mask, scalars,
                      stream);
-  const dim3 blocks(static_cast<unsigned>(grid));
-  switch (copies) {
-    case OperandCopies::kRowwise:
-      nvfp4_quantize_kernel<true, false><<<blocks, kTileThreads, 0, stream>>>(p);
-      break;
-    case OperandCopies::kColumnwise:
-      nvfp4_quantize_kernel<false, true><<<blocks, kTileThreads, 0, stream>>>(p);
-      break;
-    case OperandCopies::kBoth:
-      nvfp4_quantize_kernel<true, true><<<blocks, kTileThreads, 0, stream>>>(p);
-      break;
-  }
+  detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
+    nvfp4_quantize_kernel<decltype(rowwise_copy)::value, decltype(columnwise_copy)::value>
+        <<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
+  });
   CUDA_CHECK_LAUNCH();
 }
 

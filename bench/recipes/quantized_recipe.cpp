@@ -1,6 +1,7 @@
 #include "bench/recipes/quantized_recipe.h"
 
 #include "bench/pass_tensors.h"
+#include "kernels/emulated_gemm.h"
 
 namespace gemmscope {
 namespace {
@@ -58,7 +59,13 @@ class QuantizedGemmCase : public GemmCase {
     problem_.fast_accumulation = recipe.fast_accumulation(spec.gemm.pass);
     recipe.check_gemm_operand(problem_.left.tensor);
     recipe.check_gemm_operand(problem_.right.tensor);
-    plan_ = std::make_unique<GemmPlan>(context.cublas, problem_, context.algorithm, context.stream);
+    if (recipe.has_native_gemm(context.device)) {
+      plan_ =
+          std::make_unique<GemmPlan>(context.cublas, problem_, context.algorithm, context.stream);
+    } else {
+      emulated_ = std::make_unique<EmulatedGemm>(context.cublas, problem_, context.algorithm,
+                                                 context.stream);
+    }
   }
 
   void enqueue(cudaStream_t stream) override {
@@ -66,12 +73,17 @@ class QuantizedGemmCase : public GemmCase {
       left_->quantize(stream);
       right_->quantize(stream);
     }
-    plan_->run(stream);
+    if (plan_) {
+      plan_->run(stream);
+    } else {
+      emulated_->run(stream);
+    }
   }
   GemmProblem gemm_problem() const override { return problem_; }
   GemmProblem original_problem() const override { return tensors_.bf16_problem(); }
   double tolerance() const override { return tolerance_; }
-  std::string label() const override { return plan_->algorithm(); }
+  std::string label() const override { return plan_ ? plan_->algorithm() : emulated_->algorithm(); }
+  bool emulated() const override { return emulated_ != nullptr; }
 
  private:
   bool autocast_;
@@ -80,7 +92,8 @@ class QuantizedGemmCase : public GemmCase {
   std::unique_ptr<OperandQuantizer> left_;
   std::unique_ptr<OperandQuantizer> right_;
   GemmProblem problem_;
-  std::unique_ptr<GemmPlan> plan_;
+  std::unique_ptr<GemmPlan> plan_;          // the native GEMM, or
+  std::unique_ptr<EmulatedGemm> emulated_;  // its emulation on GPUs without the tensor cores
 };
 
 }  // namespace

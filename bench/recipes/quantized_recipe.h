@@ -7,7 +7,8 @@
 //   Wgrad  dY columnwise · X columnwise (both quantized along tokens)
 // In autocast mode the case's timed work is both operands' quantization (with the recipe's
 // per-step bookkeeping) and the GEMM; in prequant mode the GEMM alone, on copies made once.
-// A recipe supplies its OperandQuantizer and its GEMM settings.
+// A recipe supplies its OperandQuantizer and its GEMM settings. Where the GPU lacks the
+// recipe's tensor cores, the GEMM runs emulated (kernels/emulated_gemm.h) if the recipe allows.
 
 #include "bench/recipe.h"
 
@@ -25,6 +26,9 @@ class QuantizedRecipe : public Recipe {
   // Throws Unsupported when a copy cannot be a GEMM operand (say, an FP8 contraction
   // dimension that is not a multiple of 16).
   virtual void check_gemm_operand(const QuantizedTensor& operand) const = 0;
+  // Whether cuBLASLt runs this recipe's GEMM on `device`'s tensor cores; if not (and the
+  // recipe is registered as runnable there), the GEMM is emulated.
+  virtual bool has_native_gemm(const DeviceInfo& /*device*/) const { return true; }
 };
 
 }  // namespace gemmscope

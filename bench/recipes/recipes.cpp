@@ -2,12 +2,14 @@
 
 namespace gemmscope {
 
-std::vector<std::unique_ptr<Recipe>> all_recipes() {
+std::vector<std::unique_ptr<Recipe>> all_recipes(const RecipeSettings& settings) {
   std::vector<std::unique_ptr<Recipe>> recipes;
   recipes.push_back(make_bf16_recipe());
   recipes.push_back(make_fp8_current_recipe());
   recipes.push_back(make_fp8_delayed_recipe());
   recipes.push_back(make_fp8_block_recipe());
+  recipes.push_back(make_mxfp8_recipe(settings.emulate));
+  recipes.push_back(make_nvfp4_recipe(settings.emulate));
   return recipes;
 }
 

@@ -26,6 +26,7 @@ class Bf16Pass : public ::testing::TestWithParam<PassCase> {};
 TEST_P(Bf16Pass, MatchesReferenceOnOddSizes) {
   GEMMSCOPE_REQUIRE_GPU();
   const CublasLtContext cublas;
+  const DeviceInfo device = query_device();
   const std::unique_ptr<Recipe> bf16 = std::move(all_recipes().front());
   ASSERT_EQ(bf16->name(), "BF16");
   for (const LinearDims dims : {LinearDims{77, 136, 200}, LinearDims{1000, 392, 72},
@@ -35,8 +36,9 @@ TEST_P(Bf16Pass, MatchesReferenceOnOddSizes) {
     gemm.op = "test";
     gemm.dims = dims;
     gemm.shape = gemm_shape(gemm.pass, dims);
-    const std::unique_ptr<GemmCase> runner = bf16->prepare(
-        CaseSpec{gemm, Mode::kNative}, RecipeContext{cublas, GetParam().algorithm, nullptr});
+    const std::unique_ptr<GemmCase> runner =
+        bf16->prepare(CaseSpec{gemm, Mode::kNative},
+                      RecipeContext{device, cublas, GetParam().algorithm, nullptr});
     const Verification v = verify_case(*runner, nullptr);
     EXPECT_TRUE(v.passed()) << pass_name(gemm.pass) << " " << dims << ": " << v.failure_message();
     EXPECT_GT(v.rel_err, 0.0) << "BF16 output rounding should leave some error";

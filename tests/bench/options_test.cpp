@@ -35,6 +35,7 @@ TEST(Options, DefaultsWhenNoFlags) {
   EXPECT_FALSE(options.autotune);
   EXPECT_TRUE(options.l2_flush);
   EXPECT_FALSE(options.profile);
+  EXPECT_FALSE(options.emulate);
   EXPECT_EQ(options.gpu_warmup_seconds, 3.0);
   EXPECT_EQ(options.warmup_runs, 3);
   EXPECT_TRUE(options.workload_flags.empty());
@@ -43,12 +44,13 @@ TEST(Options, DefaultsWhenNoFlags) {
 TEST(Options, TakesOursAndLeavesGoogleBenchmarksInOrder) {
   Args args({"--benchmark_filter=BF16/Wgrad", "--verify", "--l2_flush=false", "--model=llama3-8b",
              "--benchmark_repetitions=5", "--gated_mlp", "--gpu_warmup=0.5", "--warmup_runs=7",
-             "--autotune=1", "--profile=true", "--shapes=1x2x3"});
+             "--autotune=1", "--profile=true", "--shapes=1x2x3", "--emulate"});
   const BenchOptions options = parse_options(&args.argc, args.pointers.data());
   EXPECT_TRUE(options.verify);
   EXPECT_FALSE(options.l2_flush);
   EXPECT_TRUE(options.autotune);
   EXPECT_TRUE(options.profile);
+  EXPECT_TRUE(options.emulate);
   EXPECT_EQ(options.gpu_warmup_seconds, 0.5);
   EXPECT_EQ(options.warmup_runs, 7);
   EXPECT_EQ(options.workload_flags.at("model"), "llama3-8b");

@@ -1,7 +1,8 @@
 // Every quantizing recipe's GEMM, in every pass and mode, against the reference GEMM of the
 // operands it read (dequantized): odd sizes with partial 128-blocks, random data whose block
 // scales differ from block to block, an output buffer poisoned with NaN. A wrong scale layout
-// scales some blocks by the wrong factor and fails by orders of magnitude.
+// scales some blocks by the wrong factor and fails by orders of magnitude. MXFP8 and NVFP4 run
+// natively on Blackwell and through the emulated GEMM elsewhere.
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,7 @@ TEST_P(QuantizedPass, EveryRecipeAndModeMatchesReference) {
   const CublasLtContext cublas;
   const DeviceInfo device = query_device();
   int verified = 0;
-  for (const std::unique_ptr<Recipe>& recipe : all_recipes()) {
+  for (const std::unique_ptr<Recipe>& recipe : all_recipes({/*emulate=*/true})) {
     if (!recipe->quantizes())
       continue;
     const std::string unsupported = recipe->unsupported_reason(device);
@@ -29,9 +30,9 @@ TEST_P(QuantizedPass, EveryRecipeAndModeMatchesReference) {
       continue;
     }
     for (const Mode mode : recipe->modes()) {
-      // Multiples of 16 (FP8's contraction rule), not of 128: edge blocks are partial.
+      // Multiples of 32 (MXFP8's block), not of 128: FP8Block's edge blocks are partial.
       for (const LinearDims dims :
-           {LinearDims{272, 400, 208}, LinearDims{128, 256, 384}, LinearDims{1040, 144, 96}}) {
+           {LinearDims{288, 416, 224}, LinearDims{128, 256, 384}, LinearDims{1056, 160, 96}}) {
         LayerGemm gemm;
         gemm.pass = GetParam();
         gemm.op = "test";
@@ -39,13 +40,15 @@ TEST_P(QuantizedPass, EveryRecipeAndModeMatchesReference) {
         gemm.shape = gemm_shape(gemm.pass, dims);
         const std::string what = recipe->name() + " " + pass_name(gemm.pass) + " " +
                                  mode_name(mode) + " " + ::testing::PrintToString(dims);
-        const std::unique_ptr<GemmCase> gemm_case = recipe->prepare(
-            CaseSpec{gemm, mode}, RecipeContext{cublas, AlgorithmChoice::kHeuristic, nullptr});
+        const std::unique_ptr<GemmCase> gemm_case =
+            recipe->prepare(CaseSpec{gemm, mode},
+                            RecipeContext{device, cublas, AlgorithmChoice::kHeuristic, nullptr});
         const Verification v = verify_case(*gemm_case, nullptr);
         EXPECT_TRUE(v.passed()) << what << ": " << v.failure_message();
         ASSERT_TRUE(v.recipe_err.has_value()) << what;
-        // E4M3/E5M2 data: a few percent from the BF16 product, never more.
-        EXPECT_LT(*v.recipe_err, 0.1) << what;
+        // E4M3/E5M2 data lands a few percent from the BF16 product, E2M1 (one mantissa bit)
+        // about ten times further; anything beyond these is a broken recipe.
+        EXPECT_LT(*v.recipe_err, recipe->name() == "NVFP4" ? 0.3 : 0.1) << what;
         EXPECT_GT(*v.recipe_err, v.rel_err) << what << ": quantization should cost something";
         std::cout << what << ": rel_err " << v.rel_err << " recipe_err " << *v.recipe_err << " ("
                   << gemm_case->label() << ")\n";

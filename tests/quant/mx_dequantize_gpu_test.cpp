@@ -17,7 +17,7 @@
 #include "quant/mxfp8_quantize.h"
 #include "quant/mxfp8_reference.h"
 #include "tests/gpu_test_support.h"
-#include "tests/quant/fp8_test_support.h"
+#include "tests/quant/block_scaled_test_support.h"
 
 namespace gemmscope {
 namespace {
@@ -55,15 +55,8 @@ TEST(Mxfp8DequantizeGpu, RoundTripOfTheColumnwiseCopy) {
   const int64_t rows = 96;
   const int64_t cols = 64;
   const std::vector<__nv_bfloat16> input = testing::random_bf16(rows, cols, 66);
-  const Mxfp8OperandLayout layout(rows, cols, OperandCopies::kColumnwise);
-  const DeviceBuffer<__nv_bfloat16> device_input = testing::upload(input);
-  DeviceBuffer<uint8_t> data(layout.data_bytes());
-  DeviceBuffer<uint8_t> scale(layout.columnwise_scale_bytes());
-  quantize_mxfp8(device_input.get(), rows, cols, OperandCopies::kColumnwise, {},
-                 {data.get(), scale.get()}, nullptr);
-  DeviceBuffer<float> back(rows * cols);
-  dequantize_mxfp8(layout.columnwise(data.get(), scale.get()), back.get(), nullptr);
-  const std::vector<float> result = testing::download(back.get(), back.size());
+  const testing::GpuMxfp8Operand operand(input, {rows, cols, OperandCopies::kColumnwise});
+  const std::vector<float> result = testing::dequantized(operand.columnwise(), dequantize_mxfp8);
   const std::vector<float> original = transposed(widen_bf16(input), rows, cols);
   // |error| <= 2^-4 |x| in E4M3's normal range; below it, half E4M3's subnormal spacing
   // (2^-10) times the block scale, which is at most 2 * amax / 448 for the block.
@@ -82,13 +75,8 @@ TEST(Mxfp8DequantizeGpu, RoundTripOfTheColumnwiseCopy) {
 }
 
 TEST(Mxfp8Dequantize, RefusesOtherOperands) {
-  QuantizedTensor operand;
-  operand.data = reinterpret_cast<const void*>(0x1000);
-  operand.scale = reinterpret_cast<const void*>(0x2000);
-  operand.rows = 32;
-  operand.cols = 64;
-  operand.format = ElementFormat::kE2M1;
-  operand.scale_layout = ScaleLayout::kVec32Ue8m0;
+  QuantizedTensor operand =
+      testing::stand_in_operand(ElementFormat::kE2M1, ScaleLayout::kVec32Ue8m0);
   auto* out = reinterpret_cast<float*>(0x3000);
   std::string message = testing::thrown_message<std::invalid_argument>(
       [&] { dequantize_mxfp8(operand, out, nullptr); });

@@ -9,6 +9,7 @@
 
 #include "quant/detail/block_codecs.h"
 #include "quant/e8m0.h"
+#include "quant/fp32_bits.h"
 #include "quant/mxfp8_scaling.h"
 
 namespace gemmscope {
@@ -68,7 +69,7 @@ TEST(E8m0, Decode) {
 TEST(E8m0, KernelRoundingMatchesReference) {
   int64_t checked = 0;
   for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4093) {
-    const float value = detail::float_from_bits(static_cast<uint32_t>(bits) & 0x7FFFFFFFu);
+    const float value = fp32_from_bits(static_cast<uint32_t>(bits) & 0x7FFFFFFFu);
     ASSERT_EQ(detail::e8m0_round_up(value), encode_e8m0_round_up(value)) << "bits " << bits;
     ++checked;
   }

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <limits>
-#include <ostream>
 #include <vector>
 
 #include "kernels/device_buffer.h"
@@ -15,26 +14,17 @@
 #include "quant/mxfp8_quantize.h"
 #include "quant/mxfp8_reference.h"
 #include "tests/gpu_test_support.h"
-#include "tests/quant/fp8_test_support.h"
+#include "tests/quant/block_scaled_test_support.h"
 
 namespace gemmscope {
 namespace {
 
+using testing::CopyShape;
 using testing::mismatches;
 using testing::PoisonedBuffer;
 
-struct Mxfp8Shape {
-  int64_t rows;
-  int64_t cols;
-  OperandCopies copies;
-};
-
-std::ostream& operator<<(std::ostream& out, const Mxfp8Shape& shape) {
-  return out << shape.rows << "x" << shape.cols << " copies " << static_cast<int>(shape.copies);
-}
-
 // Runs quantize_mxfp8 and expects every byte of every requested buffer to equal the reference.
-void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const Mxfp8Shape& shape) {
+void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const CopyShape& shape) {
   const Mxfp8OperandLayout layout(shape.rows, shape.cols, shape.copies);
   const DeviceBuffer<__nv_bfloat16> device_input = testing::upload(input);
   const bool rowwise = has_rowwise(shape.copies);
@@ -66,23 +56,23 @@ void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const Mxf
   }
 }
 
-class Mxfp8QuantizeGpu : public ::testing::TestWithParam<Mxfp8Shape> {};
+class Mxfp8QuantizeGpu : public ::testing::TestWithParam<CopyShape> {};
 
 TEST_P(Mxfp8QuantizeGpu, MatchesReferenceBitForBit) {
   GEMMSCOPE_REQUIRE_GPU();
-  const Mxfp8Shape shape = GetParam();
+  const CopyShape shape = GetParam();
   expect_matches_reference(testing::random_bf16(shape.rows, shape.cols, 1234), shape);
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, Mxfp8QuantizeGpu,
-                         ::testing::Values(Mxfp8Shape{33, 64, OperandCopies::kRowwise},
-                                           Mxfp8Shape{257, 96, OperandCopies::kRowwise},
-                                           Mxfp8Shape{130, 160, OperandCopies::kRowwise},
-                                           Mxfp8Shape{96, 160, OperandCopies::kBoth},
-                                           Mxfp8Shape{160, 96, OperandCopies::kColumnwise},
-                                           Mxfp8Shape{320, 224, OperandCopies::kBoth},
-                                           Mxfp8Shape{32, 32, OperandCopies::kBoth},
-                                           Mxfp8Shape{1024, 2048, OperandCopies::kBoth}));
+                         ::testing::Values(CopyShape{33, 64, OperandCopies::kRowwise},
+                                           CopyShape{257, 96, OperandCopies::kRowwise},
+                                           CopyShape{130, 160, OperandCopies::kRowwise},
+                                           CopyShape{96, 160, OperandCopies::kBoth},
+                                           CopyShape{160, 96, OperandCopies::kColumnwise},
+                                           CopyShape{320, 224, OperandCopies::kBoth},
+                                           CopyShape{32, 32, OperandCopies::kBoth},
+                                           CopyShape{1024, 2048, OperandCopies::kBoth}));
 
 // Blocks holding inf or NaN follow the reference's policy in both copies.
 TEST(Mxfp8QuantizeGpu, NonFiniteBlocks) {

@@ -17,7 +17,7 @@
 #include "quant/nvfp4_scaling.h"
 #include "quant/swizzled_scale_layout.h"
 #include "tests/gpu_test_support.h"
-#include "tests/quant/fp8_test_support.h"
+#include "tests/quant/block_scaled_test_support.h"
 
 namespace gemmscope {
 namespace {
@@ -65,21 +65,10 @@ TEST(Nvfp4DequantizeGpu, RoundTripIsClose) {
   for (const Nvfp4Role role : {Nvfp4Role::kActivation, Nvfp4Role::kWeight}) {
     Nvfp4Options options = nvfp4_options_for(role);
     options.columnwise_hadamard = false;  // compare the columnwise copy with the plain transpose
-    const Nvfp4OperandLayout layout(rows, cols, OperandCopies::kBoth, options);
-    const DeviceBuffer<__nv_bfloat16> device_input = testing::upload(input);
-    DeviceBuffer<uint8_t> row_data(layout.data_bytes()), row_scale(layout.rowwise_scale_bytes());
-    DeviceBuffer<uint8_t> col_data(layout.data_bytes()), col_scale(layout.columnwise_scale_bytes());
-    DeviceBuffer<Nvfp4TensorScalars> scalars(1);
-    quantize_nvfp4(device_input.get(), rows, cols, OperandCopies::kBoth, options,
-                   {row_data.get(), row_scale.get()}, {col_data.get(), col_scale.get()},
-                   scalars.get(), nullptr);
-    DeviceBuffer<float> back(rows * cols);
+    const testing::GpuNvfp4Operand operand(input, {rows, cols, OperandCopies::kBoth}, options);
     for (const bool columnwise : {false, true}) {
-      dequantize_nvfp4(columnwise
-                           ? layout.columnwise(col_data.get(), col_scale.get(), scalars.get())
-                           : layout.rowwise(row_data.get(), row_scale.get(), scalars.get()),
-                       back.get(), nullptr);
-      const std::vector<float> result = testing::download(back.get(), back.size());
+      const std::vector<float> result =
+          testing::dequantized(operand.copy(columnwise), dequantize_nvfp4);
       const std::vector<float> reference = columnwise ? transposed(original, rows, cols) : original;
       double error = 0.0;
       double norm = 0.0;
@@ -95,13 +84,8 @@ TEST(Nvfp4DequantizeGpu, RoundTripIsClose) {
 }
 
 TEST(Nvfp4Dequantize, RefusesOtherOperands) {
-  QuantizedTensor operand;
-  operand.data = reinterpret_cast<const void*>(0x1000);
-  operand.scale = reinterpret_cast<const void*>(0x2000);
-  operand.rows = 32;
-  operand.cols = 64;
-  operand.format = ElementFormat::kE2M1;
-  operand.scale_layout = ScaleLayout::kVec16Ue4m3;
+  QuantizedTensor operand =
+      testing::stand_in_operand(ElementFormat::kE2M1, ScaleLayout::kVec16Ue4m3);
   auto* out = reinterpret_cast<float*>(0x3000);
   std::string message = testing::thrown_message<std::invalid_argument>(
       [&] { dequantize_nvfp4(operand, out, nullptr); });

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <ostream>
 #include <tuple>
 #include <vector>
 
@@ -22,23 +21,14 @@
 #include "quant/nvfp4_quantize.h"
 #include "quant/nvfp4_reference.h"
 #include "tests/gpu_test_support.h"
-#include "tests/quant/fp8_test_support.h"
+#include "tests/quant/block_scaled_test_support.h"
 
 namespace gemmscope {
 namespace {
 
+using testing::CopyShape;
 using testing::mismatches;
 using testing::PoisonedBuffer;
-
-struct Nvfp4Shape {
-  int64_t rows;
-  int64_t cols;
-  OperandCopies copies;
-};
-
-std::ostream& operator<<(std::ostream& out, const Nvfp4Shape& shape) {
-  return out << shape.rows << "x" << shape.cols << " copies " << static_cast<int>(shape.copies);
-}
 
 struct GpuNvfp4 {
   std::vector<uint8_t> row_data, row_scale, col_data, col_scale;
@@ -46,7 +36,7 @@ struct GpuNvfp4 {
   bool guards_intact;
 };
 
-GpuNvfp4 quantize_on_gpu(const std::vector<__nv_bfloat16>& input, const Nvfp4Shape& shape,
+GpuNvfp4 quantize_on_gpu(const std::vector<__nv_bfloat16>& input, const CopyShape& shape,
                          const Nvfp4Options& options) {
   const Nvfp4OperandLayout layout(shape.rows, shape.cols, shape.copies, options);
   const DeviceBuffer<__nv_bfloat16> device_input = testing::upload(input);
@@ -75,7 +65,7 @@ void expect_same_float(float actual, float expected, const char* what) {
   EXPECT_EQ(testing::describe(actual), testing::describe(expected)) << what;
 }
 
-void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const Nvfp4Shape& shape,
+void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const CopyShape& shape,
                               const Nvfp4Options& options) {
   const GpuNvfp4 gpu = quantize_on_gpu(input, shape, options);
   const HostQuantizedTensor expected =
@@ -102,7 +92,7 @@ Nvfp4Options options_of(int role) {
 }
 
 // Parameters: shape, role (-1: plain 1x16 round-to-nearest, no Hadamard).
-class Nvfp4QuantizeGpu : public ::testing::TestWithParam<std::tuple<Nvfp4Shape, int>> {};
+class Nvfp4QuantizeGpu : public ::testing::TestWithParam<std::tuple<CopyShape, int>> {};
 
 TEST_P(Nvfp4QuantizeGpu, MatchesReferenceBitForBit) {
   GEMMSCOPE_REQUIRE_GPU();
@@ -114,14 +104,14 @@ TEST_P(Nvfp4QuantizeGpu, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(
     OddSizesAndRoles, Nvfp4QuantizeGpu,
-    ::testing::Combine(::testing::Values(Nvfp4Shape{33, 64, OperandCopies::kRowwise},
-                                         Nvfp4Shape{257, 96, OperandCopies::kRowwise},
-                                         Nvfp4Shape{130, 160, OperandCopies::kRowwise},
-                                         Nvfp4Shape{48, 80, OperandCopies::kBoth},
-                                         Nvfp4Shape{272, 96, OperandCopies::kBoth},
-                                         Nvfp4Shape{144, 160, OperandCopies::kBoth},
-                                         Nvfp4Shape{160, 48, OperandCopies::kColumnwise},
-                                         Nvfp4Shape{512, 1024, OperandCopies::kBoth}),
+    ::testing::Combine(::testing::Values(CopyShape{33, 64, OperandCopies::kRowwise},
+                                         CopyShape{257, 96, OperandCopies::kRowwise},
+                                         CopyShape{130, 160, OperandCopies::kRowwise},
+                                         CopyShape{48, 80, OperandCopies::kBoth},
+                                         CopyShape{272, 96, OperandCopies::kBoth},
+                                         CopyShape{144, 160, OperandCopies::kBoth},
+                                         CopyShape{160, 48, OperandCopies::kColumnwise},
+                                         CopyShape{512, 1024, OperandCopies::kBoth}),
                        ::testing::Values(-1, static_cast<int>(Nvfp4Role::kActivation),
                                          static_cast<int>(Nvfp4Role::kWeight),
                                          static_cast<int>(Nvfp4Role::kGradient))));
@@ -198,21 +188,10 @@ TEST(Nvfp4QuantizeGpu, StochasticRoundingIsUnbiased) {
     Nvfp4Options options;
     options.stochastic_rounding = true;
     options.rounding_seed = 7;
-    const Nvfp4OperandLayout layout(rows, cols, OperandCopies::kBoth, options);
-    const DeviceBuffer<__nv_bfloat16> device_input = testing::upload(input);
-    DeviceBuffer<uint8_t> row_data(layout.data_bytes()), row_scale(layout.rowwise_scale_bytes());
-    DeviceBuffer<uint8_t> col_data(layout.data_bytes()), col_scale(layout.columnwise_scale_bytes());
-    DeviceBuffer<Nvfp4TensorScalars> scalars(1);
-    quantize_nvfp4(device_input.get(), rows, cols, OperandCopies::kBoth, options,
-                   {row_data.get(), row_scale.get()}, {col_data.get(), col_scale.get()},
-                   scalars.get(), nullptr);
-    DeviceBuffer<float> back(rows * cols);
+    const testing::GpuNvfp4Operand operand(input, {rows, cols, OperandCopies::kBoth}, options);
     for (const bool columnwise : {false, true}) {
-      const QuantizedTensor copy =
-          columnwise ? layout.columnwise(col_data.get(), col_scale.get(), scalars.get())
-                     : layout.rowwise(row_data.get(), row_scale.get(), scalars.get());
-      dequantize_nvfp4(copy, back.get(), nullptr);
-      const std::vector<float> host = testing::download(back.get(), back.size());
+      const QuantizedTensor copy = operand.copy(columnwise);
+      const std::vector<float> host = testing::dequantized(copy, dequantize_nvfp4);
       double sum = 0.0;
       int64_t count = 0;
       for (int64_t r = 0; r < copy.rows; ++r) {

@@ -1,0 +1,95 @@
+// NVFP4, after TransformerEngine's recipe: E2M1 data (two per byte), one E4M3 scale per 16
+// elements along the contraction dimension plus an FP32 per-tensor factor (folded into the
+// GEMM's alpha). By role: X 1x16; W 16x16 blocks shared by both copies; dY 1x16 with
+// stochastic rounding; the columnwise copies of X and dY (Wgrad's operands) get the random
+// Hadamard transform along tokens. Each quantization reads the input twice: the amax kernel
+// (the per-tensor factor needs it) and the quantize kernel.
+
+#include "bench/recipes/block_scaled_recipe.h"
+#include "bench/recipes/recipes.h"
+#include "kernels/device_buffer.h"
+#include "quant/nvfp4_operand.h"
+#include "quant/nvfp4_quantize.h"
+#include "quant/unsupported.h"
+
+namespace gemmscope {
+namespace {
+
+Nvfp4Role nvfp4_role(TensorRole role) {
+  switch (role) {
+    case TensorRole::kActivation:
+      return Nvfp4Role::kActivation;
+    case TensorRole::kWeight:
+      return Nvfp4Role::kWeight;
+    case TensorRole::kGradient:
+      return Nvfp4Role::kGradient;
+  }
+  throw std::logic_error("unknown tensor role");
+}
+
+Nvfp4OperandLayout nvfp4_layout(const OperandSource& source) {
+  try {
+    return Nvfp4OperandLayout(source.rows, source.cols, source.copies,
+                              nvfp4_options_for(nvfp4_role(source.role)));
+  } catch (const std::invalid_argument& e) {
+    throw Unsupported(std::string("NVFP4 cannot take this shape: ") + e.what());
+  }
+}
+
+class Nvfp4Quantizer : public OperandQuantizer {
+ public:
+  explicit Nvfp4Quantizer(const OperandSource& source)
+      : source_(source),
+        layout_(nvfp4_layout(source)),
+        rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
+        rowwise_scales_(layout_.rowwise_scale_bytes()),
+        columnwise_(has_columnwise(source.copies) ? layout_.data_bytes() : 0),
+        columnwise_scales_(layout_.columnwise_scale_bytes()),
+        scalars_(1) {}
+
+  void quantize(cudaStream_t stream) override {
+    quantize_nvfp4(source_.data, source_.rows, source_.cols, source_.copies, layout_.options,
+                   {rowwise_.get(), rowwise_scales_.get()},
+                   {columnwise_.get(), columnwise_scales_.get()}, scalars_.get(), stream);
+  }
+  QuantizedTensor copy(bool columnwise) const override {
+    return columnwise
+               ? layout_.columnwise(columnwise_.get(), columnwise_scales_.get(), scalars_.get())
+               : layout_.rowwise(rowwise_.get(), rowwise_scales_.get(), scalars_.get());
+  }
+  // Two reads of the input (amax, quantize); each copy is half a byte an element plus its
+  // E4M3 scales.
+  double bytes_moved() const override {
+    return static_cast<double>(source_.rows) * static_cast<double>(source_.cols) *
+               (2 * sizeof(__nv_bfloat16)) +
+           static_cast<double>(rowwise_.bytes() + rowwise_scales_.bytes() + columnwise_.bytes() +
+                               columnwise_scales_.bytes());
+  }
+
+ private:
+  OperandSource source_;
+  Nvfp4OperandLayout layout_;
+  DeviceBuffer<uint8_t> rowwise_;
+  DeviceBuffer<uint8_t> rowwise_scales_;
+  DeviceBuffer<uint8_t> columnwise_;
+  DeviceBuffer<uint8_t> columnwise_scales_;
+  DeviceBuffer<Nvfp4TensorScalars> scalars_;
+};
+
+class Nvfp4Recipe : public BlockScaledRecipe {
+ public:
+  using BlockScaledRecipe::BlockScaledRecipe;
+  std::string name() const override { return "NVFP4"; }
+  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
+                                                   cudaStream_t /*stream*/) const override {
+    return std::make_unique<Nvfp4Quantizer>(source);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_nvfp4_recipe(bool emulate) {
+  return std::make_unique<Nvfp4Recipe>(emulate);
+}
+
+}  // namespace gemmscope

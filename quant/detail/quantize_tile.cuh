@@ -1,0 +1,194 @@
+#pragma once
+// The tile walk the MXFP8 and NVFP4 quantize kernels share. A CTA of 256 threads owns a tile of
+// 128 rows x 64 columns of the BF16 input (16 KiB) and reads it exactly once, in 16-byte
+// vectors of 8 elements, four per thread: thread t holds row t / 8 + 32 * i, elements
+// 8 * (t % 8) .. +7 of the tile, for i = 0..3. A warp thus reads four full 128-byte row
+// segments per load (coalesced), and the 4 or 2 lanes that hold one 32- or 16-element block of
+// a row are neighbours, so a block's amax is two or one shuffle away. The columnwise copy is
+// made from the same tile, staged in shared memory: a thread walks one column down.
+//
+// CTAs after the data tiles write the scale buffers' padding (detail/swizzled_padding.cuh).
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "quant/detail/launch_checks.h"
+#include "quant/detail/swizzled_padding.cuh"
+#include "quant/fp32_bits.h"
+#include "quant/operand_copies.h"
+
+namespace gemmscope::detail {
+
+constexpr int kTileThreads = 256;
+constexpr int kTileRows = 128;
+constexpr int kTileCols = 64;
+constexpr int kVectorElements = 8;
+constexpr int kVectorsPerTileRow = kTileCols / kVectorElements;                 // 8
+constexpr int kLoadsPerThread = kTileRows * kVectorsPerTileRow / kTileThreads;  // 4
+constexpr int kRowsPerLoad = kTileThreads / kVectorsPerTileRow;                 // 32
+
+// One quantize launch: the input, its tiles, and the two copies' scale padding (a copy that is
+// not written has a null padding buffer and no padding work).
+struct TileGrid {
+  const __nv_bfloat16* input = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t col_tiles = 0;
+  int64_t data_tiles = 0;
+  SwizzledPadding rowwise_padding;
+  SwizzledPadding columnwise_padding;
+  unsigned ctas = 0;  // data tiles, then padding CTAs
+};
+
+// For `copies` of the [rows, cols] input with `block_size` elements per scale. Throws
+// std::invalid_argument when the grid is too large.
+inline TileGrid make_tile_grid(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                               int block_size, OperandCopies copies, uint8_t* rowwise_scale,
+                               uint8_t* columnwise_scale, const std::string& context) {
+  TileGrid grid;
+  grid.input = input;
+  grid.rows = rows;
+  grid.cols = cols;
+  grid.col_tiles = (cols + kTileCols - 1) / kTileCols;
+  grid.data_tiles = (rows + kTileRows - 1) / kTileRows * grid.col_tiles;
+  if (has_rowwise(copies)) {
+    grid.rowwise_padding = swizzled_padding(rowwise_scale, rows, cols / block_size);
+  }
+  if (has_columnwise(copies)) {
+    grid.columnwise_padding = swizzled_padding(columnwise_scale, cols, rows / block_size);
+  }
+  grid.ctas = checked_grid(
+      grid.data_tiles + padding_ctas(grid.rowwise_padding, grid.columnwise_padding, kTileThreads),
+      rows, cols, context);
+  return grid;
+}
+
+// Checks the buffers of the copies in `copies` (data aligned to `data_alignment` bytes for the
+// kernels' vector stores, scales to 4 for the padding words) and keeps them; the buffers of a
+// copy not asked for stay null.
+template <typename CopyBuffers>
+void take_copy_buffers(OperandCopies copies, const CopyBuffers& rowwise,
+                       const CopyBuffers& columnwise, size_t data_alignment,
+                       const std::string& context, CopyBuffers& kept_rowwise,
+                       CopyBuffers& kept_columnwise) {
+  if (has_rowwise(copies)) {
+    require_device_pointer(rowwise.data, data_alignment, context + ": rowwise data");
+    require_device_pointer(rowwise.scale, 4, context + ": rowwise scale");
+    kept_rowwise = rowwise;
+  }
+  if (has_columnwise(copies)) {
+    require_device_pointer(columnwise.data, data_alignment, context + ": columnwise data");
+    require_device_pointer(columnwise.scale, 4, context + ": columnwise scale");
+    kept_columnwise = columnwise;
+  }
+}
+
+// Calls launch(rowwise, columnwise) with the copies as compile-time booleans
+// (std::bool_constant), so each kernel is instantiated for exactly the work it does.
+template <typename Launch>
+void with_copies(OperandCopies copies, Launch&& launch) {
+  switch (copies) {
+    case OperandCopies::kRowwise:
+      launch(std::true_type{}, std::false_type{});
+      break;
+    case OperandCopies::kColumnwise:
+      launch(std::false_type{}, std::true_type{});
+      break;
+    case OperandCopies::kBoth:
+      launch(std::true_type{}, std::true_type{});
+      break;
+  }
+}
+
+// In a padding CTA: writes its share of both copies' padding and returns true.
+__device__ inline bool handled_as_padding_cta(const TileGrid& grid) {
+  const int64_t cta = blockIdx.x;
+  if (cta < grid.data_tiles)
+    return false;
+  const int64_t worker = (cta - grid.data_tiles) * kTileThreads + threadIdx.x;
+  const int64_t workers = (gridDim.x - grid.data_tiles) * kTileThreads;
+  write_swizzled_padding(grid.rowwise_padding, worker, workers);
+  write_swizzled_padding(grid.columnwise_padding, worker, workers);
+  return true;
+}
+
+// Where a CTA's tile lies and how much of it is inside the tensor.
+struct TilePosition {
+  int64_t row0;
+  int64_t col0;
+  int valid_rows;
+  int valid_cols;
+};
+
+__device__ inline TilePosition tile_position(const TileGrid& grid) {
+  const int64_t tile = blockIdx.x;
+  TilePosition position;
+  position.row0 = tile / grid.col_tiles * kTileRows;
+  position.col0 = tile % grid.col_tiles * kTileCols;
+  const int64_t rows_left = grid.rows - position.row0;
+  const int64_t cols_left = grid.cols - position.col0;
+  position.valid_rows = static_cast<int>(rows_left < kTileRows ? rows_left : kTileRows);
+  position.valid_cols = static_cast<int>(cols_left < kTileCols ? cols_left : kTileCols);
+  return position;
+}
+
+// Row (within the tile) of load i of this thread, and the first column of its vector.
+__device__ inline int load_row(int i) {
+  return static_cast<int>(threadIdx.x) / kVectorsPerTileRow + kRowsPerLoad * i;
+}
+__device__ inline int load_col() {
+  return static_cast<int>(threadIdx.x) % kVectorsPerTileRow * kVectorElements;
+}
+
+// This thread's four vectors of the tile (zeros outside the tensor), also copied to `staged`
+// when kStage (the columnwise copy reads the tile from there).
+template <bool kStage>
+__device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
+                                 uint4 (&vectors)[kLoadsPerThread], uint16_t (*staged)[kTileCols]) {
+  const int col = load_col();
+#pragma unroll
+  for (int i = 0; i < kLoadsPerThread; ++i) {
+    const int row = load_row(i);
+    vectors[i] = make_uint4(0, 0, 0, 0);
+    if (row < tile.valid_rows && col < tile.valid_cols) {
+      vectors[i] = __ldg(reinterpret_cast<const uint4*>(grid.input + (tile.row0 + row) * grid.cols +
+                                                        tile.col0 + col));
+    }
+    if constexpr (kStage)
+      *reinterpret_cast<uint4*>(&staged[row][col]) = vectors[i];
+  }
+}
+
+__host__ __device__ inline float bf16_bits_to_float(uint32_t bits16) {
+  return fp32_from_bits(bits16 << 16);
+}
+
+// Element k (0..7) of an 8-element BF16 vector, as raw bits. Little endian: element 2j is the
+// low half of word j.
+__device__ inline uint32_t bf16_bits_of(const uint4& vector, int k) {
+  const uint32_t word = k < 2 ? vector.x : k < 4 ? vector.y : k < 6 ? vector.z : vector.w;
+  return (k & 1) != 0 ? word >> 16 : word & 0xFFFFu;
+}
+
+// max |x| over the 8 elements, as BF16 bits of the magnitude. Comparing magnitudes as unsigned
+// integers orders them like the values and puts NaN above inf above every finite value, so a
+// NaN or inf anywhere shows in the result.
+__device__ inline uint32_t bf16_abs_max_bits(const uint4& vector) {
+  constexpr uint32_t kMagnitudes = 0x7FFF7FFFu;
+  const uint32_t pair = __vmaxu2(__vmaxu2(vector.x & kMagnitudes, vector.y & kMagnitudes),
+                                 __vmaxu2(vector.z & kMagnitudes, vector.w & kMagnitudes));
+  const uint32_t low = pair & 0xFFFFu;
+  const uint32_t high = pair >> 16;
+  return low > high ? low : high;
+}
+
+// BF16 bits of a magnitude that is inf or NaN.
+__host__ __device__ inline bool bf16_magnitude_not_finite(uint32_t magnitude_bits) {
+  return magnitude_bits >= 0x7F80u;
+}
+
+}  // namespace gemmscope::detail
