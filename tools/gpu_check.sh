@@ -4,6 +4,7 @@
 #   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90)
 #   test     ctest: host tests and the GPU tests
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
+#   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
 #   sweep    the README's main job: the default sweep and its report (sweep.json)
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
@@ -51,6 +52,13 @@ stage_verify() {
   cat "$out/verify.log"
 }
 
+stage_emulated() {
+  run emulated "$bench" --verify --emulate --gpu_warmup=1 --benchmark_min_time=0.05s \
+    --benchmark_filter='^(MXFP8|NVFP4)/' --benchmark_out="$out/emulated.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=true
+  cat "$out/emulated.log"
+}
+
 stage_sweep() {
   run sweep "$bench" --benchmark_out="$out/sweep.json" --benchmark_out_format=json &&
     run report "$report" "$out/sweep.json"
@@ -92,7 +100,7 @@ stage_sanitize() {
     build/tests/quant/test_quant --gtest_filter='*Gpu*'
   run sanitize_bench compute-sanitizer --tool memcheck --error-exitcode 1 \
     build/tests/bench/test_bench --gtest_filter='*Pass*:*Timer*'
-  tail -3 "$out/sanitize_quant.log" "$out/sanitize_bench.log"
+  tail -n 3 "$out/sanitize_quant.log" "$out/sanitize_bench.log"
 }
 
 stage_quantncu() {
@@ -107,7 +115,7 @@ stage_quantncu() {
 }
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build test verify sweep spread ncu probe sanitize quantncu)
+[ ${#stages[@]} -gt 0 ] || stages=(build test verify emulated sweep spread ncu probe sanitize quantncu)
 for s in "${stages[@]}"; do
   "stage_$s"
 done
