@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+#include "kernels/event_timer.h"
 #include "kernels/l2_flush.h"
 #include "kernels/stream_blocker.h"
 
@@ -21,9 +22,6 @@ namespace gemmscope {
 class IterationTimer {
  public:
   IterationTimer(bool flush_l2, bool hold_stream);
-  ~IterationTimer();
-  IterationTimer(const IterationTimer&) = delete;
-  IterationTimer& operator=(const IterationTimer&) = delete;
 
   // Enqueues `work` on `stream` between the events and returns its GPU time in seconds.
   // Synchronises on the stop event. Throws if the stream blocker timed out, since the
@@ -33,8 +31,7 @@ class IterationTimer {
  private:
   std::unique_ptr<L2Flush> l2_flush_;       // null when flushing is off
   std::unique_ptr<StreamBlocker> blocker_;  // null when the stream is not held
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  EventTimer events_;
 };
 
 }  // namespace gemmscope

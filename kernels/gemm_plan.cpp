@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cublas_check.h"
+#include "kernels/event_timer.h"
 #include "kernels/tensor_scale_alpha.h"
 #include "quant/cuda_check.h"
 
@@ -184,37 +185,24 @@ GemmPlan::GemmPlan(const CublasLtContext& context, const GemmProblem& problem,
     return;
   }
   // Autotune: each candidate warmed up, then timed over a short burst; the fastest wins.
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
   constexpr int kWarmupRuns = 2;
   constexpr int kTimedRuns = 10;
+  EventTimer timer;
   float best_ms = std::numeric_limits<float>::infinity();
   size_t best = 0;
-  try {
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      for (int r = 0; r < kWarmupRuns; ++r)
-        run_with(candidates[i].algo, stream);
-      CUDA_CHECK(cudaEventRecord(start, stream));
-      for (int r = 0; r < kTimedRuns; ++r)
-        run_with(candidates[i].algo, stream);
-      CUDA_CHECK(cudaEventRecord(stop, stream));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (ms < best_ms) {
-        best_ms = ms;
-        best = i;
-      }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    for (int r = 0; r < kWarmupRuns; ++r)
+      run_with(candidates[i].algo, stream);
+    timer.start(stream);
+    for (int r = 0; r < kTimedRuns; ++r)
+      run_with(candidates[i].algo, stream);
+    timer.stop(stream);
+    const float ms = timer.elapsed_ms();
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = i;
     }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   algo_ = candidates[best].algo;
   algorithm_ = describe(algo_) + " (autotuned: candidate " + std::to_string(best + 1) + " of " +
                std::to_string(candidates.size()) + ")";

@@ -2,9 +2,9 @@
 // FP32 scales: X and dY 1x128 along the contraction dimension of each copy, W 128x128. The
 // GEMMs are 1D x 2D (VEC128_32F x BLK128x128_32F) in Fprop and Dgrad and 1D x 1D in Wgrad.
 
+#include "bench/recipes/copy_buffers.h"
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/recipes.h"
-#include "kernels/device_buffer.h"
 #include "quant/fp8_block.h"
 #include "quant/fp8_operand.h"
 
@@ -18,14 +18,13 @@ class Fp8BlockQuantizer : public OperandQuantizer {
         layout_(
             source.rows, source.cols, ElementFormat::kE4M3,
             source.role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128),
-        rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
-        rowwise_scales_(has_rowwise(source.copies) ? layout_.rowwise_scale_count() : 0),
-        columnwise_(has_columnwise(source.copies) ? layout_.data_bytes() : 0),
-        columnwise_scales_(has_columnwise(source.copies) ? layout_.columnwise_scale_count() : 0) {}
+        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_count()),
+        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
+                    layout_.columnwise_scale_count()) {}
 
   void quantize(cudaStream_t stream) override {
-    const Fp8BlockTargets targets{rowwise_.get(), rowwise_scales_.get(), columnwise_.get(),
-                                  columnwise_scales_.get()};
+    const Fp8BlockTargets targets{rowwise_.data.get(), rowwise_.scales.get(),
+                                  columnwise_.data.get(), columnwise_.scales.get()};
     if (layout_.scale_layout == ScaleLayout::kBlock128x128) {
       quantize_fp8_128x128(source_.data, source_.rows, source_.cols, targets, stream);
     } else {
@@ -33,23 +32,20 @@ class Fp8BlockQuantizer : public OperandQuantizer {
     }
   }
   QuantizedTensor copy(bool columnwise) const override {
-    return columnwise ? layout_.columnwise(columnwise_.get(), columnwise_scales_.get())
-                      : layout_.rowwise(rowwise_.get(), rowwise_scales_.get());
+    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get())
+                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get());
   }
   // One read of the input; each copy is one byte an element plus its FP32 scales.
   double bytes_moved() const override {
     return static_cast<double>(layout_.data_bytes()) * sizeof(__nv_bfloat16) +
-           static_cast<double>(rowwise_.bytes() + rowwise_scales_.bytes() + columnwise_.bytes() +
-                               columnwise_scales_.bytes());
+           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
   }
 
  private:
   OperandSource source_;
   Fp8OperandLayout layout_;
-  DeviceBuffer<uint8_t> rowwise_;
-  DeviceBuffer<float> rowwise_scales_;
-  DeviceBuffer<uint8_t> columnwise_;
-  DeviceBuffer<float> columnwise_scales_;
+  CopyBuffers<float> rowwise_;
+  CopyBuffers<float> columnwise_;
 };
 
 class Fp8BlockRecipe : public Fp8Recipe {

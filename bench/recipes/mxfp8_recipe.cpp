@@ -3,8 +3,8 @@
 // separately from the BF16 values, in one pass over the input.
 
 #include "bench/recipes/block_scaled_recipe.h"
+#include "bench/recipes/copy_buffers.h"
 #include "bench/recipes/recipes.h"
-#include "kernels/device_buffer.h"
 #include "quant/mxfp8_operand.h"
 #include "quant/mxfp8_quantize.h"
 #include "quant/unsupported.h"
@@ -25,34 +25,30 @@ class Mxfp8Quantizer : public OperandQuantizer {
   explicit Mxfp8Quantizer(const OperandSource& source)
       : source_(source),
         layout_(mxfp8_layout(source)),
-        rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
-        rowwise_scales_(layout_.rowwise_scale_bytes()),
-        columnwise_(has_columnwise(source.copies) ? layout_.data_bytes() : 0),
-        columnwise_scales_(layout_.columnwise_scale_bytes()) {}
+        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_bytes()),
+        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
+                    layout_.columnwise_scale_bytes()) {}
 
   void quantize(cudaStream_t stream) override {
     quantize_mxfp8(source_.data, source_.rows, source_.cols, source_.copies,
-                   {rowwise_.get(), rowwise_scales_.get()},
-                   {columnwise_.get(), columnwise_scales_.get()}, stream);
+                   {rowwise_.data.get(), rowwise_.scales.get()},
+                   {columnwise_.data.get(), columnwise_.scales.get()}, stream);
   }
   QuantizedTensor copy(bool columnwise) const override {
-    return columnwise ? layout_.columnwise(columnwise_.get(), columnwise_scales_.get())
-                      : layout_.rowwise(rowwise_.get(), rowwise_scales_.get());
+    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get())
+                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get());
   }
   // One read of the input; each copy is one byte an element plus its E8M0 scales.
   double bytes_moved() const override {
     return static_cast<double>(layout_.data_bytes()) * sizeof(__nv_bfloat16) +
-           static_cast<double>(rowwise_.bytes() + rowwise_scales_.bytes() + columnwise_.bytes() +
-                               columnwise_scales_.bytes());
+           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
   }
 
  private:
   OperandSource source_;
   Mxfp8OperandLayout layout_;
-  DeviceBuffer<uint8_t> rowwise_;
-  DeviceBuffer<uint8_t> rowwise_scales_;
-  DeviceBuffer<uint8_t> columnwise_;
-  DeviceBuffer<uint8_t> columnwise_scales_;
+  CopyBuffers<uint8_t> rowwise_;
+  CopyBuffers<uint8_t> columnwise_;
 };
 
 class Mxfp8Recipe : public BlockScaledRecipe {

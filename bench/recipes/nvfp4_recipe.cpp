@@ -6,6 +6,7 @@
 // (the per-tensor factor needs it) and the quantize kernel.
 
 #include "bench/recipes/block_scaled_recipe.h"
+#include "bench/recipes/copy_buffers.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
 #include "quant/nvfp4_operand.h"
@@ -41,38 +42,34 @@ class Nvfp4Quantizer : public OperandQuantizer {
   explicit Nvfp4Quantizer(const OperandSource& source)
       : source_(source),
         layout_(nvfp4_layout(source)),
-        rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
-        rowwise_scales_(layout_.rowwise_scale_bytes()),
-        columnwise_(has_columnwise(source.copies) ? layout_.data_bytes() : 0),
-        columnwise_scales_(layout_.columnwise_scale_bytes()),
+        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_bytes()),
+        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
+                    layout_.columnwise_scale_bytes()),
         scalars_(1) {}
 
   void quantize(cudaStream_t stream) override {
     quantize_nvfp4(source_.data, source_.rows, source_.cols, source_.copies, layout_.options,
-                   {rowwise_.get(), rowwise_scales_.get()},
-                   {columnwise_.get(), columnwise_scales_.get()}, scalars_.get(), stream);
+                   {rowwise_.data.get(), rowwise_.scales.get()},
+                   {columnwise_.data.get(), columnwise_.scales.get()}, scalars_.get(), stream);
   }
   QuantizedTensor copy(bool columnwise) const override {
-    return columnwise
-               ? layout_.columnwise(columnwise_.get(), columnwise_scales_.get(), scalars_.get())
-               : layout_.rowwise(rowwise_.get(), rowwise_scales_.get(), scalars_.get());
+    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get(),
+                                           scalars_.get())
+                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get(), scalars_.get());
   }
   // Two reads of the input (amax, quantize); each copy is half a byte an element plus its
   // E4M3 scales.
   double bytes_moved() const override {
     return static_cast<double>(source_.rows) * static_cast<double>(source_.cols) *
                (2 * sizeof(__nv_bfloat16)) +
-           static_cast<double>(rowwise_.bytes() + rowwise_scales_.bytes() + columnwise_.bytes() +
-                               columnwise_scales_.bytes());
+           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
   }
 
  private:
   OperandSource source_;
   Nvfp4OperandLayout layout_;
-  DeviceBuffer<uint8_t> rowwise_;
-  DeviceBuffer<uint8_t> rowwise_scales_;
-  DeviceBuffer<uint8_t> columnwise_;
-  DeviceBuffer<uint8_t> columnwise_scales_;
+  CopyBuffers<uint8_t> rowwise_;
+  CopyBuffers<uint8_t> columnwise_;
   DeviceBuffer<Nvfp4TensorScalars> scalars_;
 };
 
