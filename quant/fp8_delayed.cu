@@ -9,7 +9,9 @@
 namespace gemmscope {
 namespace {
 
-constexpr int kUpdateThreads = 256;
+// Two rounds of the update kernel's roll cover the default 1024-entry history, and their loads
+// are in flight together.
+constexpr int kUpdateThreads = 512;
 constexpr int64_t kHistoryOffset = 8;  // after scale [0] and scale_inv [4]
 
 __global__ void __launch_bounds__(kUpdateThreads)
@@ -25,21 +27,26 @@ __global__ void __launch_bounds__(kUpdateThreads)
 __global__ void __launch_bounds__(kUpdateThreads)
     update_kernel(float* history, int64_t length, float fmt_max, float* scale, float* scale_inv) {
   __shared__ float warp_max[kUpdateThreads / 32];
+  // The loads come first and together: the kernel's time is their latency, not its work.
   const float newest = history[0];
+  const float previous_scale = threadIdx.x == 0 ? *scale : 1.0f;
+  // Entry i of the rolled history (the newest amax wraps around to the end).
+  const auto rolled = [&](int64_t i) { return i + 1 < length ? history[i + 1] : newest; };
+  float moved = threadIdx.x < length ? rolled(threadIdx.x) : 0.0f;
   float local_max = 0.0f;
   // Roll left in place, kUpdateThreads entries per round: a round reads entries
   // [base + 1, base + kUpdateThreads] and writes [base, base + kUpdateThreads - 1], and its
   // barrier orders its reads before its writes, so no entry is overwritten before it is read.
+  // Each round also loads the next round's entry, which lies past everything this round writes.
   for (int64_t base = 0; base < length; base += kUpdateThreads) {
     const int64_t i = base + threadIdx.x;
-    float moved = 0.0f;
-    if (i < length) {
-      moved = i + 1 < length ? history[i + 1] : newest;
+    const float next = i + kUpdateThreads < length ? rolled(i + kUpdateThreads) : 0.0f;
+    if (i < length)
       local_max = fmaxf(local_max, moved);
-    }
     __syncthreads();
     if (i < length)
       history[i] = i == 0 ? 0.0f : moved;
+    moved = next;
   }
 
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -52,7 +59,7 @@ __global__ void __launch_bounds__(kUpdateThreads)
     float amax = 0.0f;
     for (int w = 0; w < kUpdateThreads / 32; ++w)
       amax = fmaxf(amax, warp_max[w]);
-    const float new_scale = delayed_scale_from_amax(amax, fmt_max, *scale);
+    const float new_scale = delayed_scale_from_amax(amax, fmt_max, previous_scale);
     *scale = new_scale;
     *scale_inv = scale_inverse(new_scale);
   }

@@ -54,19 +54,19 @@ __global__ void __launch_bounds__(kAmaxThreads)
         loaded[u] = __ldg(vectors + i + u * stride);
 #pragma unroll
       for (int u = 0; u < kAmaxUnroll; ++u)
-        lanes = detail::max_abs_lanes(lanes, loaded[u]);
+        lanes = detail::max_magnitudes(lanes, detail::max_magnitudes(loaded[u]));
     }
     for (; i < vector_count; i += stride)
-      lanes = detail::max_abs_lanes(lanes, __ldg(vectors + i));
+      lanes = detail::max_magnitudes(lanes, detail::max_magnitudes(__ldg(vectors + i)));
     const int64_t tail = vector_count * 8 + first;
     if (tail < count)
-      lanes = detail::max_abs_lanes(lanes, static_cast<uint32_t>(__ldg(input + tail)));
+      lanes = detail::max_magnitudes(lanes, static_cast<uint32_t>(__ldg(input + tail)));
   } else {
     for (int64_t i = first; i < count; i += stride) {
-      lanes = detail::max_abs_lanes(lanes, static_cast<uint32_t>(__ldg(input + i)));
+      lanes = detail::max_magnitudes(lanes, static_cast<uint32_t>(__ldg(input + i)));
     }
   }
-  publish_block_amax(detail::lanes_to_amax_bits(lanes), amax);
+  publish_block_amax(detail::lanes_to_amax_bits(detail::finish_magnitudes(lanes)), amax);
 }
 
 __global__ void current_scale_kernel(const float* amax, float fmt_max, float* scale,

@@ -10,7 +10,6 @@
 #include "quant/detail/fp8_device.cuh"
 #include "quant/fp8_format.h"
 #include "quant/fp8_scale_layout.h"
-#include "quant/fp8_scale_policy.h"
 
 namespace gemmscope::detail {
 namespace {
@@ -20,13 +19,23 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kChunkElements = 8;  // BF16 per 16-byte chunk
 constexpr int kChunksPerRow = kTile / kChunkElements;
+constexpr unsigned int kFullWarp = 0xffffffffu;
+// Resident blocks an SM should hold. Shared memory allows 6 (33 KiB each); 48 registers a
+// thread allow 5, which every variant of the vector path fits without spilling (ptxas alone
+// would take up to 64 and so 4 blocks). The scalar fallback for odd shapes gets 64.
+constexpr int kMinBlocksPerSm = 5;
+constexpr int kMinBlocksPerSmScalar = 4;
+
+static_assert(kE4M3MaxFinite == 448.0f, "e4m3_power_of_2_scale_bits() is derived for 448");
 
 struct KernelParams {
   const uint16_t* input;
   int64_t rows;
   int64_t cols;
-  int64_t row_tiles;
-  int64_t col_tiles;
+  int64_t scale_rows;  // rows and cols rounded up to kScaleRowAlignment: the VEC128 slot
+  int64_t scale_cols;  // counts of one block column of the rowwise and columnwise scales
+  unsigned int row_tiles;
+  unsigned int col_tiles;
   uint8_t* rowwise;
   uint8_t* columnwise;
   const float* scale;
@@ -43,54 +52,56 @@ __device__ __forceinline__ int tile_offset(int row, int chunk) {
   return row * kTile + (chunk ^ ((row >> 4) & 7)) * kChunkElements;
 }
 
-// Eight BF16 at input[row, col..col+7]; zeros where outside the tensor (they never reach an
-// output and cannot raise an amax). Aligned mode: cols % 16 == 0, so a chunk is wholly in or out.
+// tile_offset(row + 16 * bands, chunk) from offset = tile_offset(row, chunk), for the rows where
+// adding `bands` to the swizzle (row / 16) % 8 is an XOR (they share no set bit): one LOP3 and
+// an immediate address offset instead of recomputing the swizzle.
+__device__ __forceinline__ int tile_offset_bands_below(int offset, int bands) {
+  return (offset ^ ((bands % 8) * kChunkElements)) + bands * 16 * kTile;
+}
+
+// Eight BF16 from `source`, of which the first `valid` exist (none when valid <= 0); zeros stand
+// for the others (they never reach an output and cannot raise an amax). Aligned mode: cols % 16
+// == 0, so a chunk is wholly in or out.
 template <bool kAligned>
-__device__ __forceinline__ uint4 load_chunk(const KernelParams& p, int64_t row, int64_t col) {
-  uint4 chunk = make_uint4(0, 0, 0, 0);
-  if (row >= p.rows || col >= p.cols)
-    return chunk;
-  const uint16_t* source = p.input + row * p.cols + col;
+__device__ __forceinline__ uint4 load_chunk(const uint16_t* source, int valid) {
+  if (valid <= 0)
+    return make_uint4(0, 0, 0, 0);
   if constexpr (kAligned) {
-    chunk = __ldg(reinterpret_cast<const uint4*>(source));
+    return __ldg(reinterpret_cast<const uint4*>(source));
   } else {
     uint32_t words[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < kChunkElements; ++i) {
-      const uint32_t element = (col + i < p.cols) ? __ldg(source + i) : 0u;
+      const uint32_t element = i < valid ? __ldg(source + i) : 0u;
       words[i / 2] |= element << (16 * (i % 2));
     }
-    chunk = make_uint4(words[0], words[1], words[2], words[3]);
+    return make_uint4(words[0], words[1], words[2], words[3]);
   }
-  return chunk;
 }
 
-// Writes 16 bytes to line[first .. first+15], clipped to `limit` (aligned mode: never clipped
-// mid-vector, since the line length is a multiple of 16).
+// Writes the first `valid` of 16 bytes to destination (none when valid <= 0; aligned mode: the
+// line length is a multiple of 16, so never clipped mid-vector).
 template <bool kAligned>
-__device__ __forceinline__ void store_16_bytes(uint8_t* line, int64_t first, int64_t limit,
-                                               uint4 bytes) {
-  if (first >= limit)
+__device__ __forceinline__ void store_16_bytes(uint8_t* destination, int valid, uint4 bytes) {
+  if (valid <= 0)
     return;
   if constexpr (kAligned) {
-    *reinterpret_cast<uint4*>(line + first) = bytes;
+    *reinterpret_cast<uint4*>(destination) = bytes;
   } else {
     const uint32_t words[4] = {bytes.x, bytes.y, bytes.z, bytes.w};
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
-      if (first + i < limit)
-        line[first + i] = static_cast<uint8_t>(words[i / 4] >> (8 * (i % 4)));
+      if (i < valid)
+        destination[i] = static_cast<uint8_t>(words[i / 4] >> (8 * (i % 4)));
     }
   }
 }
 
-// The BF16 pair (column `column` of row a, the same column of row b) from two 4-element row
-// slices, as one word: row a in the low half.
+// Column `kColumn` (0..3) of a 4-element row slice, as FP32.
 template <int kColumn>
-__device__ __forceinline__ uint32_t column_pair(uint2 row_a, uint2 row_b) {
-  const uint32_t a = kColumn < 2 ? row_a.x : row_a.y;
-  const uint32_t b = kColumn < 2 ? row_b.x : row_b.y;
-  return __byte_perm(a, b, kColumn % 2 == 0 ? 0x5410 : 0x7632);
+__device__ __forceinline__ float column_value(uint2 row) {
+  const uint32_t pair = kColumn < 2 ? row.x : row.y;
+  return kColumn % 2 == 0 ? bf16_low(pair) : bf16_high(pair);
 }
 
 // Sixteen FP8 bytes of column `kColumn` over the 16 rows held in `rows`.
@@ -99,26 +110,36 @@ __device__ __forceinline__ uint4 quantize_column(const uint2 (&rows)[16], float 
   uint32_t words[4];
 #pragma unroll
   for (int w = 0; w < 4; ++w) {
-    words[w] =
-        quantize_bf16_quad<kFormat>(column_pair<kColumn>(rows[4 * w], rows[4 * w + 1]),
-                                    column_pair<kColumn>(rows[4 * w + 2], rows[4 * w + 3]), scale);
+    const uint32_t low = quantize_pair<kFormat>(column_value<kColumn>(rows[4 * w]),
+                                                column_value<kColumn>(rows[4 * w + 1]), scale);
+    const uint32_t high = quantize_pair<kFormat>(column_value<kColumn>(rows[4 * w + 2]),
+                                                 column_value<kColumn>(rows[4 * w + 3]), scale);
+    words[w] = low | (high << 16);
   }
   return make_uint4(words[0], words[1], words[2], words[3]);
 }
 
-__device__ __forceinline__ float block_scale_from_amax_bits(uint32_t amax_bits) {
-  return scale_from_amax(__uint_as_float(amax_bits), kE4M3MaxFinite, /*power_of_2=*/true);
+// Max of a value over the 8 neighbouring lanes that share a 1x128 block.
+__device__ __forceinline__ uint32_t max_over_8_lanes(uint32_t lanes) {
+#pragma unroll
+  for (int offset = 1; offset < 8; offset *= 2)
+    lanes = __vmaxu2(lanes, __shfl_xor_sync(kFullWarp, lanes, offset));
+  return lanes;
 }
 
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
-__global__ void __launch_bounds__(kThreads) tile_cast_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
+    tile_cast_kernel(const KernelParams p) {
   __shared__ alignas(16) uint16_t tile[kTile * kTile];
   __shared__ uint32_t warp_amax_bits[kWarps];
 
-  const int64_t tile_row = blockIdx.x / p.col_tiles;
-  const int64_t tile_col = blockIdx.x % p.col_tiles;
-  const int64_t row0 = tile_row * kTile;
-  const int64_t col0 = tile_col * kTile;
+  const unsigned int tile_row = blockIdx.x / p.col_tiles;
+  const unsigned int tile_col = blockIdx.x - tile_row * p.col_tiles;
+  const int64_t row0 = static_cast<int64_t>(tile_row) * kTile;
+  const int64_t col0 = static_cast<int64_t>(tile_col) * kTile;
+  // How many of the tile's rows and columns the tensor has (1..128); the edge tiles have fewer.
+  const int tile_rows = static_cast<int>(min(p.rows - row0, static_cast<int64_t>(kTile)));
+  const int tile_cols = static_cast<int>(min(p.cols - col0, static_cast<int64_t>(kTile)));
   const int thread = threadIdx.x;
   const int lane = thread % 32;
 
@@ -135,44 +156,54 @@ __global__ void __launch_bounds__(kThreads) tile_cast_kernel(const KernelParams 
     constexpr int kLoads = kTile / kRowStep;
     const int chunk = thread % kChunksPerRow;
     const int first_row = thread / kChunksPerRow;
+    const int valid = tile_cols - chunk * kChunkElements;
+    const uint16_t* source = p.input + (row0 + first_row) * p.cols + col0 + chunk * kChunkElements;
+    const int64_t step = kRowStep * p.cols;
+    static_assert(kRowStep == 16, "row first_row + 16 i has swizzle i");
+    const int offset = tile_offset(first_row, chunk);
     uint4 loaded[kLoads];
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
       loaded[i] =
-          load_chunk<kAligned>(p, row0 + first_row + i * kRowStep, col0 + chunk * kChunkElements);
+          load_chunk<kAligned>(source + i * step, first_row + i * kRowStep < tile_rows ? valid : 0);
     }
     uint32_t lanes = 0;
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
-      *reinterpret_cast<uint4*>(&tile[tile_offset(first_row + i * kRowStep, chunk)]) = loaded[i];
+      *reinterpret_cast<uint4*>(&tile[tile_offset_bands_below(offset, i)]) = loaded[i];
       if (needs_tile_amax)
-        lanes = max_abs_lanes(lanes, loaded[i]);
+        lanes = max_magnitudes(lanes, max_magnitudes(loaded[i]));
     }
     if (needs_tile_amax) {
-      const uint32_t bits = __reduce_max_sync(0xffffffffu, lanes_to_amax_bits(lanes));
+      const uint32_t bits =
+          __reduce_max_sync(kFullWarp, lanes_to_amax_bits(finish_magnitudes(lanes)));
       if (lane == 0)
         warp_amax_bits[thread / 32] = bits;
     }
   }
   __syncthreads();
 
-  uint32_t tile_amax_bits = 0;
-  if (needs_tile_amax) {
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w)
-      tile_amax_bits = max(tile_amax_bits, warp_amax_bits[w]);
-  }
   if constexpr (kScaling == TileScaling::kTensorwise) {
-    if (p.amax_record != nullptr && thread == 0 && tile_amax_bits != 0) {
-      atomicMax(reinterpret_cast<unsigned int*>(p.amax_record), tile_amax_bits);
+    if (p.amax_record != nullptr && thread == 0) {
+      uint32_t tile_amax_bits = 0;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w)
+        tile_amax_bits = max(tile_amax_bits, warp_amax_bits[w]);
+      if (tile_amax_bits != 0)
+        atomicMax(reinterpret_cast<unsigned int*>(p.amax_record), tile_amax_bits);
     }
   }
 
   float block_scale = 1.0f;
   if constexpr (kScaling == TileScaling::kBlock128x128) {
-    block_scale = block_scale_from_amax_bits(tile_amax_bits);
+    uint32_t tile_amax_bits = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w)
+      tile_amax_bits = max(tile_amax_bits, warp_amax_bits[w]);
+    const uint32_t scale_bits = e4m3_power_of_2_scale_bits(tile_amax_bits);
+    block_scale = __uint_as_float(scale_bits);
     if (thread == 0) {
-      const float scale_inv = scale_inverse(block_scale);
+      const float scale_inv = __uint_as_float(power_of_2_inverse_bits(scale_bits));
       if (p.rowwise != nullptr) {
         p.rowwise_scale_inv[block128_scale_index(tile_row, tile_col, p.cols)] = scale_inv;
         if (tile_col == p.col_tiles - 1) {
@@ -191,6 +222,7 @@ __global__ void __launch_bounds__(kThreads) tile_cast_kernel(const KernelParams 
       }
     }
   }
+  const float common_scale = kScaling == TileScaling::kBlock128x128 ? block_scale : tensor_scale;
 
   // Phase 2: rowwise copy. 8 threads cover a tile row, 16 columns (one 16-byte store) each.
   if (p.rowwise != nullptr) {
@@ -198,39 +230,46 @@ __global__ void __launch_bounds__(kThreads) tile_cast_kernel(const KernelParams 
     constexpr int kRowStep = kThreads / kThreadsPerRow;
     const int group = thread % kThreadsPerRow;
     const int first_row = thread / kThreadsPerRow;
-    const int64_t col = col0 + group * 16;
+    const int valid = tile_cols - group * 16;
+    uint8_t* destination = p.rowwise + (row0 + first_row) * p.cols + col0 + group * 16;
+    const int64_t step = kRowStep * p.cols;
     // Groups 4..7 read their high chunk first, so a quarter warp's 8 reads cover all 8 bank
     // groups (chunks 0,2,4,6,9,11,13,15, then the others).
     const bool high_first = (group & 4) != 0;
     const int first_chunk = 2 * group + (high_first ? 1 : 0);
+    // Row first_row + 32 i is 2 i bands below first_row (< 32), whose swizzle is 0 or 1.
+    static_assert(kRowStep == 32, "rows 32 apart");
+    const int first_offset = tile_offset(first_row, first_chunk);
+    const int second_offset = tile_offset(first_row, first_chunk ^ 1);
 #pragma unroll
     for (int i = 0; i < kTile / kRowStep; ++i) {
       const int r = first_row + i * kRowStep;
-      const int64_t row = row0 + r;
-      const uint4 first = *reinterpret_cast<const uint4*>(&tile[tile_offset(r, first_chunk)]);
-      const uint4 second = *reinterpret_cast<const uint4*>(&tile[tile_offset(r, first_chunk ^ 1)]);
-      const uint4 low = high_first ? second : first;
-      const uint4 high = high_first ? first : second;
+      const uint4 first =
+          *reinterpret_cast<const uint4*>(&tile[tile_offset_bands_below(first_offset, 2 * i)]);
+      const uint4 second =
+          *reinterpret_cast<const uint4*>(&tile[tile_offset_bands_below(second_offset, 2 * i)]);
 
-      float scale = kScaling == TileScaling::kBlock128x128 ? block_scale : tensor_scale;
+      float scale = common_scale;
       if constexpr (kScaling == TileScaling::kVec128) {
-        uint32_t bits = lanes_to_amax_bits(max_abs_lanes(max_abs_lanes(0u, low), high));
-#pragma unroll
-        for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-          bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, offset));
-        }
-        scale = block_scale_from_amax_bits(bits);
-        if (group == 0 && row < round_up(p.rows, kScaleRowAlignment)) {
-          p.rowwise_scale_inv[vec128_scale_index(row, tile_col, p.rows)] =
-              row < p.rows ? scale_inverse(scale) : kScalePadding;
+        const uint32_t lanes = max_over_8_lanes(
+            finish_magnitudes(max_magnitudes(max_magnitudes(first), max_magnitudes(second))));
+        const uint32_t scale_bits = e4m3_power_of_2_scale_bits(lanes_to_amax_bits(lanes));
+        scale = __uint_as_float(scale_bits);
+        // The row's VEC128 slot; rows up to the next multiple of 4 get padding.
+        if (group == 0 && row0 + r < p.scale_rows) {
+          p.rowwise_scale_inv[tile_col * p.scale_rows + row0 + r] =
+              r < tile_rows ? __uint_as_float(power_of_2_inverse_bits(scale_bits)) : kScalePadding;
         }
       }
-      const uint4 bytes = make_uint4(quantize_bf16_quad<kFormat>(low.x, low.y, scale),
-                                     quantize_bf16_quad<kFormat>(low.z, low.w, scale),
-                                     quantize_bf16_quad<kFormat>(high.x, high.y, scale),
-                                     quantize_bf16_quad<kFormat>(high.z, high.w, scale));
-      if (row < p.rows)
-        store_16_bytes<kAligned>(p.rowwise + row * p.cols, col, p.cols, bytes);
+      // Quantize in read order, then put the two 8-byte halves in column order.
+      const uint2 from_first = make_uint2(quantize_bf16_quad<kFormat>(first.x, first.y, scale),
+                                          quantize_bf16_quad<kFormat>(first.z, first.w, scale));
+      const uint2 from_second = make_uint2(quantize_bf16_quad<kFormat>(second.x, second.y, scale),
+                                           quantize_bf16_quad<kFormat>(second.z, second.w, scale));
+      const uint2 low = high_first ? from_second : from_first;
+      const uint2 high = high_first ? from_first : from_second;
+      store_16_bytes<kAligned>(destination + i * step, r < tile_rows ? valid : 0,
+                               make_uint4(low.x, low.y, high.x, high.y));
     }
   }
 
@@ -247,49 +286,43 @@ __global__ void __launch_bounds__(kThreads) tile_cast_kernel(const KernelParams 
           &tile[tile_offset(group * 16 + k, quad / 2) + (quad % 2) * 4]);
     }
 
-    float scales[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      scales[j] = kScaling == TileScaling::kBlock128x128 ? block_scale : tensor_scale;
-    }
+    float scales[4] = {common_scale, common_scale, common_scale, common_scale};
     if constexpr (kScaling == TileScaling::kVec128) {
-      uint32_t lanes_01 = 0;  // columns 0 and 1 of the slice
-      uint32_t lanes_23 = 0;  // columns 2 and 3
+      uint32_t lanes_01 = rows[0].x;  // columns 0 and 1 of the slice
+      uint32_t lanes_23 = rows[0].y;  // columns 2 and 3
 #pragma unroll
-      for (int k = 0; k < 16; ++k) {
-        lanes_01 = max_abs_lanes(lanes_01, rows[k].x);
-        lanes_23 = max_abs_lanes(lanes_23, rows[k].y);
+      for (int k = 1; k < 16; ++k) {
+        lanes_01 = max_magnitudes(lanes_01, rows[k].x);
+        lanes_23 = max_magnitudes(lanes_23, rows[k].y);
       }
-#pragma unroll
-      for (int offset = 1; offset < kRowGroups; offset *= 2) {
-        lanes_01 = __vmaxu2(lanes_01, __shfl_xor_sync(0xffffffffu, lanes_01, offset));
-        lanes_23 = __vmaxu2(lanes_23, __shfl_xor_sync(0xffffffffu, lanes_23, offset));
-      }
+      lanes_01 = max_over_8_lanes(finish_magnitudes(lanes_01));
+      lanes_23 = max_over_8_lanes(finish_magnitudes(lanes_23));
       const uint32_t amax_bits[4] = {lanes_01 << 16, lanes_01 & 0xffff0000u, lanes_23 << 16,
                                      lanes_23 & 0xffff0000u};
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        scales[j] = block_scale_from_amax_bits(amax_bits[j]);
+        const uint32_t scale_bits = e4m3_power_of_2_scale_bits(amax_bits[j]);
+        scales[j] = __uint_as_float(scale_bits);
+        // The column's VEC128 slot; columns up to the next multiple of 4 get padding.
         const int64_t col = col0 + quad * 4 + j;
-        if (group == 0 && col < round_up(p.cols, kScaleRowAlignment)) {
-          p.columnwise_scale_inv[vec128_scale_index(col, tile_row, p.cols)] =
-              col < p.cols ? scale_inverse(scales[j]) : kScalePadding;
+        if (group == 0 && col < p.scale_cols) {
+          p.columnwise_scale_inv[tile_row * p.scale_cols + col] =
+              quad * 4 + j < tile_cols ? __uint_as_float(power_of_2_inverse_bits(scale_bits))
+                                       : kScalePadding;
         }
       }
     }
 
-    const int64_t first_row = row0 + group * 16;
-    const int64_t col = col0 + quad * 4;
-    const uint4 column_bytes[4] = {
-        quantize_column<0, kFormat>(rows, scales[0]), quantize_column<1, kFormat>(rows, scales[1]),
-        quantize_column<2, kFormat>(rows, scales[2]), quantize_column<3, kFormat>(rows, scales[3])};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (col + j < p.cols) {
-        store_16_bytes<kAligned>(p.columnwise + (col + j) * p.rows, first_row, p.rows,
-                                 column_bytes[j]);
-      }
-    }
+    const int valid = tile_rows - group * 16;
+    uint8_t* destination = p.columnwise + (col0 + quad * 4) * p.rows + row0 + group * 16;
+    const auto store_column = [&](int j, uint4 bytes) {
+      store_16_bytes<kAligned>(destination + j * p.rows, quad * 4 + j < tile_cols ? valid : 0,
+                               bytes);
+    };
+    store_column(0, quantize_column<0, kFormat>(rows, scales[0]));
+    store_column(1, quantize_column<1, kFormat>(rows, scales[1]));
+    store_column(2, quantize_column<2, kFormat>(rows, scales[2]));
+    store_column(3, quantize_column<3, kFormat>(rows, scales[3]));
   }
 }
 
@@ -315,8 +348,8 @@ void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream) {
   params.input = reinterpret_cast<const uint16_t*>(args.input);
   params.rows = args.rows;
   params.cols = args.cols;
-  params.row_tiles = ceil_div(args.rows, kTile);
-  params.col_tiles = ceil_div(args.cols, kTile);
+  params.scale_rows = round_up(args.rows, kScaleRowAlignment);
+  params.scale_cols = round_up(args.cols, kScaleRowAlignment);
   params.rowwise = args.rowwise;
   params.columnwise = args.columnwise;
   params.scale = args.scale;
@@ -324,12 +357,16 @@ void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream) {
   params.rowwise_scale_inv = args.rowwise_scale_inv;
   params.columnwise_scale_inv = args.columnwise_scale_inv;
 
-  const int64_t tiles = params.row_tiles * params.col_tiles;
+  const int64_t row_tiles = ceil_div(args.rows, kTile);
+  const int64_t col_tiles = ceil_div(args.cols, kTile);
+  const int64_t tiles = row_tiles * col_tiles;
   if (tiles > INT_MAX) {
     throw std::invalid_argument("FP8 cast: " + std::to_string(args.rows) + "x" +
                                 std::to_string(args.cols) + " needs " + std::to_string(tiles) +
                                 " 128x128 tiles, more than one launch takes");
   }
+  params.row_tiles = static_cast<unsigned int>(row_tiles);
+  params.col_tiles = static_cast<unsigned int>(col_tiles);
   // The vector path needs every row of every copy to start on a 16-byte boundary.
   const bool aligned = args.rows % 16 == 0 && args.cols % 16 == 0 &&
                        is_16_byte_aligned(args.input) && is_16_byte_aligned(args.rowwise) &&
