@@ -110,6 +110,24 @@ TEST(Fp8BlockGpu, OneTwentyEightSquaredMatchesReference) {
   }
 }
 
+// The packed abs-max must keep BF16 subnormals (their blocks get huge power-of-2 scales) and
+// treat a block of NaNs as amax 0 (scale 1), exactly as the host reference does.
+TEST(Fp8BlockGpu, BlocksOfSubnormalsAndOfNaNs) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const Shape shape{256, 384};
+  auto input = testing::random_bf16(shape.rows, shape.cols, 701);
+  const float smallest_normal = std::numeric_limits<float>::min();
+  for (int64_t c = 0; c < 128; ++c) {
+    // Row 3, first 1x128 block: subnormals of both signs and different magnitudes.
+    input[3 * shape.cols + c] =
+        __float2bfloat16((c % 2 ? -1.0f : 1.0f) * smallest_normal * (1 + c % 7) / 16.0f);
+    // Row 7, second 1x128 block: all NaN.
+    input[7 * shape.cols + 128 + c] = __float2bfloat16(std::numeric_limits<float>::quiet_NaN());
+  }
+  expect_block_quantization_matches(input, shape, Kind::k1x128, true, true);
+  expect_block_quantization_matches(input, shape, Kind::k128x128, true, true);
+}
+
 TEST(Fp8BlockGpu, BlocksWithZerosInfAndNan) {
   GEMMSCOPE_REQUIRE_GPU();
   // A 300x1000 tensor with an all-zero 128x128 block and 1x128 row block, an infinity (its
