@@ -8,6 +8,7 @@
 #   sweep    the README's main job: the default sweep and its report (sweep.json)
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
+#   quant    every quantization case alone (GB/s, share of copy bandwidth)
 #   probe    BF16 Fprop qkv with and without --autotune and the L2 flush
 #   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
@@ -85,14 +86,25 @@ stage_ncu() {
   grep -E "^  [A-Za-z_].*\(|==PROF==|==WARNING==|==ERROR==|gpu__time" "$out/ncu.log" | head -40
 }
 
+stage_quant() {
+  run quant "$bench" --gpu_warmup=1 --benchmark_filter=/Quantize/ \
+    --benchmark_out="$out/quant.json" --benchmark_out_format=json
+  grep -E "Quantize" "$out/quant.log" | awk '{print $1, $(NF)}'
+}
+
 stage_probe() {
   local filter='--benchmark_filter=^BF16/Fprop/qkv/'
+  nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+    --format=csv -lms 500 >"$out/probe_smi.csv" 2>&1 &
+  local smi=$!
   for flags in "" "--autotune" "--l2_flush=false" "--autotune --l2_flush=false"; do
     echo "--- flags: ${flags:-(defaults)}"
     # shellcheck disable=SC2086
     "$bench" $filter $flags --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
       2>&1 | grep -E "_median"
   done | tee "$out/probe.log"
+  kill "$smi"
+  sort "$out/probe_smi.csv" | uniq -c | sort -rn | head -8
 }
 
 stage_sanitize() {
