@@ -39,6 +39,24 @@ class ProfilerScope {
   bool enabled_;
 };
 
+// Clock counters of a timed loop; none when NVML took no samples.
+void report_clocks(benchmark::State& state, const ClockSummary& clocks) {
+  if (clocks.samples == 0)
+    return;
+  state.counters["sm_clock_mhz"] = clocks.mean_sm_clock_mhz;
+  state.counters["sm_clock_min_mhz"] = clocks.min_sm_clock_mhz;
+  if (clocks.mean_power_w)
+    state.counters["power_w"] = *clocks.mean_power_w;
+}
+
+// The case's own label, and a note when its clocks were lowered while it was timed.
+std::string label_with_clocks(const std::string& label, const ClockSummary& clocks) {
+  const std::string slowdowns = clock_event_reasons_text(clocks.event_reasons);
+  if (slowdowns.empty())
+    return label;
+  return label + (label.empty() ? "" : " ") + "[clocks: " + slowdowns + "]";
+}
+
 }  // namespace
 
 void skip_case(benchmark::State& state, const std::string& reason) {
@@ -51,6 +69,7 @@ void skip_case(benchmark::State& state, const std::string& reason) {
 
 BenchSession::~BenchSession() {
   prepared_.reset();
+  clock_monitor_.reset();
   timer_.reset();
   cublas_.reset();
   if (stream_ != nullptr)
@@ -63,6 +82,9 @@ void BenchSession::start_gpu() {
   cublas_ = std::make_unique<CublasLtContext>();
   timer_ = std::make_unique<IterationTimer>(options_.l2_flush, /*hold_stream=*/!options_.profile);
   measurements_.copy_gbps = measure_copy_gbps(stream_);
+  int cuda_device = 0;
+  CUDA_CHECK(cudaGetDevice(&cuda_device));
+  clock_monitor_ = std::make_unique<ClockMonitor>(cuda_device);
 }
 
 BenchSession::PreparedCase& BenchSession::prepare(const CaseDefinition& definition) {
@@ -118,6 +140,7 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
   double total_seconds = 0;
+  ClockSummary clocks;
   {
     ProfilerScope profiler(options_.profile);
     // The NVTX range holds exactly the case's own work: the L2 flush and the stream blocker
@@ -126,16 +149,24 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
       const NvtxRange range(prepared.name);
       work.enqueue(stream);
     };
+    // NVML is sampled on a thread of its own while the loop runs (never on the stream). If
+    // the loop throws, the next case's start() discards the unfinished measurement.
+    clock_monitor_->start();
     for (auto _ : state) {
       const double seconds = timer_->time(stream_, enqueue);
       state.SetIterationTime(seconds);
       total_seconds += seconds;
     }
+    clocks = clock_monitor_->stop();
   }
   if (state.iterations() > 0 && total_seconds > 0) {
     // Rates are computed here, over the GPU (manual) time, so they never depend on how a
     // Google Benchmark version derives its own.
     work.report(state, total_seconds / static_cast<double>(state.iterations()), measurements_);
+    report_clocks(state, clocks);
+    const std::string label = label_with_clocks(work.label(), clocks);
+    if (!label.empty())
+      state.SetLabel(label);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/clock_monitor.h"
 #include "bench/device_info.h"
 #include "bench/iteration_timer.h"
 #include "bench/options.h"
@@ -42,6 +43,7 @@ class BenchSession {
   const RunMeasurements& measurements() const { return measurements_; }
   const CublasLtContext& cublas() const { return *cublas_; }
   cudaStream_t stream() const { return stream_; }
+  const ClockMonitor& clock_monitor() const { return *clock_monitor_; }
 
   // The body of every registered benchmark.
   void run_case(benchmark::State& state, const CaseDefinition& definition);
@@ -62,6 +64,7 @@ class BenchSession {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CublasLtContext> cublas_;
   std::unique_ptr<IterationTimer> timer_;
+  std::unique_ptr<ClockMonitor> clock_monitor_;
   std::unique_ptr<PreparedCase> prepared_;
 };
 

@@ -22,7 +22,6 @@ void GemmCase::report(benchmark::State& state, double seconds_per_iteration,
     if (verification_->recipe_err)
       state.counters["recipe_err"] = *verification_->recipe_err;
   }
-  state.SetLabel(label());
 }
 
 std::unique_ptr<OperandQuantizer> Recipe::make_quantizer(const OperandSource& /*source*/,

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
     }
     try {
       session.start_gpu();
-      add_run_context(session.device(), session.measurements(), workload, options);
+      add_run_context(session.device(), session.measurements(), session.clock_monitor(), workload,
+                      options);
       warm_up_gpu(options.gpu_warmup_seconds, session.cublas(), session.stream());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gemm_bench: GPU set-up failed: %s\n", e.what());

@@ -34,8 +34,8 @@ class GemmCase : public TimedWork {
   // Largest acceptable relative error of the GEMM against the reference GEMM of its own
   // (dequantized) operands: output rounding and accumulation order, nothing else.
   virtual double tolerance() const = 0;
-  // The case report's label: the chosen algorithm, and anything unusual.
-  virtual std::string label() const = 0;
+  // The chosen algorithm, and anything unusual.
+  std::string label() const override = 0;
   // Whether the GEMM is emulated (kernels/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
 

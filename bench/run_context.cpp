@@ -14,7 +14,8 @@ std::string bool_text(bool value) {
 }  // namespace
 
 void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
-                     const Workload& workload, const BenchOptions& options) {
+                     const ClockMonitor& clock_monitor, const Workload& workload,
+                     const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
   AddCustomContext("compute_capability", device.compute_capability());
@@ -27,6 +28,10 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   AddCustomContext("cuda_runtime_version", device.cuda_runtime_version);
   AddCustomContext("cublaslt_version", device.cublaslt_version);
   AddCustomContext("copy_bandwidth_gbps", std::to_string(measurements.copy_gbps));
+  // Whether cases carry clock counters (sm_clock_mhz, ...) and clock notes in their labels.
+  AddCustomContext("nvml", clock_monitor.available()
+                               ? "available"
+                               : "unavailable: " + clock_monitor.unavailable_reason());
   if (workload.kind == Workload::Kind::kShapes) {
     AddCustomContext("workload", "shapes");
     AddCustomContext("shapes", workload.shapes_text);

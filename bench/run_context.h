@@ -3,6 +3,7 @@
 // the device and its software, the workload, and how cases were timed. gemm_report reads
 // these keys; keep them stable.
 
+#include "bench/clock_monitor.h"
 #include "bench/device_info.h"
 #include "bench/options.h"
 #include "bench/timed_work.h"
@@ -11,6 +12,7 @@
 namespace gemmscope {
 
 void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
-                     const Workload& workload, const BenchOptions& options);
+                     const ClockMonitor& clock_monitor, const Workload& workload,
+                     const BenchOptions& options);
 
 }  // namespace gemmscope

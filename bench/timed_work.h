@@ -24,9 +24,11 @@ class TimedWork {
   // --verify: checks the work once, before timing. Returns an error message, or "" when it
   // passed; counters it measured go into report().
   virtual std::string verify(cudaStream_t stream) = 0;
-  // Sets the case's counters and label from its mean GPU time per iteration.
+  // Sets the case's counters from its mean GPU time per iteration.
   virtual void report(benchmark::State& state, double seconds_per_iteration,
                       const RunMeasurements& run) const = 0;
+  // The case's label in the report (the session may append notes to it, e.g. on clocks).
+  virtual std::string label() const { return ""; }
 };
 
 }  // namespace gemmscope

@@ -128,4 +128,15 @@ TEST(GemmBenchCli, WithoutAGpuTimingIsRefusedClearly) {
   EXPECT_THAT(r.output, HasSubstr("nothing can be timed"));
 }
 
+TEST(GemmBenchCli, OnAGpuEveryCaseReportsItsClocks) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const Result r = run_gemm_bench(
+      "--shapes=1024x1024x1024 --gpu_warmup=0 --benchmark_filter=BF16 "
+      "--benchmark_min_time=0.05 --benchmark_format=json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"nvml\": \"available\""));
+  EXPECT_THAT(r.output, HasSubstr("\"sm_clock_mhz\": "));
+  EXPECT_THAT(r.output, HasSubstr("\"sm_clock_min_mhz\": "));
+}
+
 }  // namespace

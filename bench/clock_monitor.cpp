@@ -1,0 +1,240 @@
+#include "bench/clock_monitor.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <system_error>
+
+namespace gemmscope {
+namespace {
+
+constexpr std::chrono::milliseconds kSamplePeriod{5};
+
+// The little of nvml.h this file uses, declared here because the header is not needed to
+// build (nvml.h comes with the driver's development files, not always with the toolkit).
+using NvmlReturn = int;  // nvmlReturn_t
+constexpr NvmlReturn kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;  // nvmlClockType_t NVML_CLOCK_SM
+struct NvmlDeviceHandle;
+using NvmlDevice = NvmlDeviceHandle*;  // nvmlDevice_t
+// nvml.h's NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE.
+constexpr int kPciBusIdSize = 32;
+
+}  // namespace
+
+namespace detail {
+
+// One NVML reading.
+struct NvmlSample {
+  unsigned int sm_clock_mhz = 0;
+  std::optional<unsigned int> power_mw;
+  unsigned long long event_reasons = 0;
+};
+
+class Nvml {
+ public:
+  // Throws std::runtime_error saying why NVML cannot monitor `cuda_device`.
+  explicit Nvml(int cuda_device) {
+    try {
+      open(cuda_device);
+    } catch (...) {
+      close();
+      throw;
+    }
+  }
+  ~Nvml() { close(); }
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  // Empty when the SM clock could not be read.
+  std::optional<NvmlSample> read() const {
+    NvmlSample sample;
+    if (get_clock_info_(device_, kNvmlClockSm, &sample.sm_clock_mhz) != kNvmlSuccess)
+      return std::nullopt;
+    unsigned int power_mw = 0;
+    if (get_power_usage_(device_, &power_mw) == kNvmlSuccess)
+      sample.power_mw = power_mw;
+    if (get_event_reasons_(device_, &sample.event_reasons) != kNvmlSuccess)
+      sample.event_reasons = 0;
+    return sample;
+  }
+
+ private:
+  void open(int cuda_device) {
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library_ == nullptr)
+      throw std::runtime_error(dlerror());
+    const auto init = symbol<NvmlReturn (*)()>("nvmlInit_v2");
+    shutdown_ = symbol<NvmlReturn (*)()>("nvmlShutdown");
+    error_string_ = symbol<const char* (*)(NvmlReturn)>("nvmlErrorString");
+    const auto handle_by_bus_id =
+        symbol<NvmlReturn (*)(const char*, NvmlDevice*)>("nvmlDeviceGetHandleByPciBusId_v2");
+    get_clock_info_ =
+        symbol<NvmlReturn (*)(NvmlDevice, int, unsigned int*)>("nvmlDeviceGetClockInfo");
+    get_power_usage_ = symbol<NvmlReturn (*)(NvmlDevice, unsigned int*)>("nvmlDeviceGetPowerUsage");
+    // Renamed in driver 535; older drivers only have the old name.
+    using GetReasons = NvmlReturn (*)(NvmlDevice, unsigned long long*);
+    get_event_reasons_ = optional_symbol<GetReasons>("nvmlDeviceGetCurrentClocksEventReasons");
+    if (get_event_reasons_ == nullptr)
+      get_event_reasons_ = symbol<GetReasons>("nvmlDeviceGetCurrentClocksThrottleReasons");
+
+    check(init(), "nvmlInit_v2");
+    initialized_ = true;
+
+    char bus_id[kPciBusIdSize] = {};
+    const cudaError_t status = cudaDeviceGetPCIBusId(bus_id, kPciBusIdSize, cuda_device);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error(std::string("cudaDeviceGetPCIBusId: ") + cudaGetErrorString(status));
+    }
+    check(handle_by_bus_id(bus_id, &device_),
+          std::string("nvmlDeviceGetHandleByPciBusId_v2(") + bus_id + ")");
+    unsigned int mhz = 0;
+    check(get_clock_info_(device_, kNvmlClockSm, &mhz), "nvmlDeviceGetClockInfo(SM)");
+  }
+
+  void close() {
+    if (initialized_)
+      shutdown_();
+    initialized_ = false;
+    if (library_ != nullptr)
+      dlclose(library_);
+    library_ = nullptr;
+  }
+
+  template <typename Function>
+  Function optional_symbol(const char* name) const {
+    return reinterpret_cast<Function>(dlsym(library_, name));
+  }
+  template <typename Function>
+  Function symbol(const char* name) const {
+    const Function function = optional_symbol<Function>(name);
+    if (function == nullptr)
+      throw std::runtime_error(std::string("libnvidia-ml.so.1 has no ") + name);
+    return function;
+  }
+  void check(NvmlReturn result, const std::string& call) const {
+    if (result != kNvmlSuccess)
+      throw std::runtime_error(call + ": " + error_string_(result));
+  }
+
+  void* library_ = nullptr;
+  bool initialized_ = false;
+  NvmlDevice device_ = nullptr;
+  NvmlReturn (*shutdown_)() = nullptr;
+  const char* (*error_string_)(NvmlReturn) = nullptr;
+  NvmlReturn (*get_clock_info_)(NvmlDevice, int, unsigned int*) = nullptr;
+  NvmlReturn (*get_power_usage_)(NvmlDevice, unsigned int*) = nullptr;
+  NvmlReturn (*get_event_reasons_)(NvmlDevice, unsigned long long*) = nullptr;
+};
+
+}  // namespace detail
+
+std::string clock_event_reasons_text(unsigned long long reasons) {
+  static constexpr struct {
+    unsigned long long bit;
+    const char* text;
+  } kSlowdowns[] = {
+      {kClockEventSwPowerCap, "SW power cap"},
+      {kClockEventHwSlowdown, "HW slowdown"},
+      {kClockEventSwThermalSlowdown, "SW thermal slowdown"},
+      {kClockEventHwThermalSlowdown, "HW thermal slowdown"},
+      {kClockEventHwPowerBrakeSlowdown, "HW power brake"},
+  };
+  std::string text;
+  for (const auto& slowdown : kSlowdowns) {
+    if ((reasons & slowdown.bit) == 0)
+      continue;
+    if (!text.empty())
+      text += ", ";
+    text += slowdown.text;
+  }
+  return text;
+}
+
+ClockMonitor::ClockMonitor(int cuda_device) {
+  try {
+    nvml_ = std::make_unique<detail::Nvml>(cuda_device);
+  } catch (const std::exception& e) {
+    unavailable_reason_ = e.what();
+  }
+}
+
+ClockMonitor::~ClockMonitor() {
+  const std::lock_guard<std::mutex> control(control_mutex_);
+  join_sampler();
+}
+
+void ClockMonitor::start() {
+  if (!available())
+    return;
+  const std::lock_guard<std::mutex> control(control_mutex_);
+  join_sampler();
+  totals_ = Totals{};
+  {
+    const std::lock_guard<std::mutex> lock(stop_mutex_);
+    stop_requested_ = false;
+  }
+  try {
+    sampler_ = std::thread([this] { sample_until_stopped(); });
+  } catch (const std::system_error&) {
+    // No thread to spare: this measurement has no samples, and its case no clock counters.
+  }
+}
+
+ClockSummary ClockMonitor::stop() {
+  if (!available())
+    return {};
+  const std::lock_guard<std::mutex> control(control_mutex_);
+  if (!sampler_.joinable())
+    return {};
+  join_sampler();
+  ClockSummary summary;
+  summary.samples = totals_.samples;
+  if (totals_.samples > 0) {
+    summary.mean_sm_clock_mhz = totals_.sm_clock_mhz_sum / totals_.samples;
+    summary.min_sm_clock_mhz = totals_.sm_clock_min_mhz;
+  }
+  if (totals_.power_samples > 0)
+    summary.mean_power_w = totals_.power_w_sum / totals_.power_samples;
+  summary.event_reasons = totals_.event_reasons;
+  return summary;
+}
+
+void ClockMonitor::join_sampler() {
+  if (!sampler_.joinable())
+    return;
+  {
+    const std::lock_guard<std::mutex> lock(stop_mutex_);
+    stop_requested_ = true;
+  }
+  stop_requested_changed_.notify_one();
+  sampler_.join();
+}
+
+void ClockMonitor::sample_until_stopped() {
+  std::unique_lock<std::mutex> lock(stop_mutex_);
+  // At least one sample, however short the measurement.
+  do {
+    lock.unlock();
+    if (const std::optional<detail::NvmlSample> sample = nvml_->read()) {
+      const double mhz = sample->sm_clock_mhz;
+      totals_.sm_clock_min_mhz =
+          totals_.samples == 0 ? mhz : std::min(totals_.sm_clock_min_mhz, mhz);
+      totals_.sm_clock_mhz_sum += mhz;
+      ++totals_.samples;
+      if (sample->power_mw) {
+        totals_.power_w_sum += *sample->power_mw / 1000.0;
+        ++totals_.power_samples;
+      }
+      totals_.event_reasons |= sample->event_reasons;
+    }
+    lock.lock();
+  } while (
+      !stop_requested_changed_.wait_for(lock, kSamplePeriod, [this] { return stop_requested_; }));
+}
+
+}  // namespace gemmscope
