@@ -10,9 +10,11 @@
 // unchanged while spreading outliers over 16 elements, which NVFP4's 1x16 blocks quantize
 // better. The signs are fixed by a seed, as TransformerEngine fixes its sign vector.
 //
-// random_hadamard_transform16 is the one implementation both the GPU kernels and the host
-// references call: its butterfly order is fixed and it uses only additions, subtractions and
-// one exact scaling by 1/4, so host and GPU produce the same FP32 bits.
+// random_hadamard_transform16 is the one implementation the host references call, and the GPU
+// kernels run its parts (the signs on packed BF16, then hadamard_transform16; the amax kernel
+// scales only the maximum of walsh_hadamard16's results): the butterfly order is fixed and it
+// uses only sign flips, additions, subtractions and one scaling by 1/4, so host and GPU produce
+// the same FP32 bits.
 
 #include <array>
 #include <cstdint>
@@ -28,14 +30,9 @@ constexpr uint64_t kHadamardSignSeed = 0x4AD4A11D5EED0016ull;
 // Bit i set: the sign S[i][i] is -1. Derived from `seed` with Philox.
 uint16_t hadamard_sign_mask(uint64_t seed);
 
-// In place: v <- (1/4) · H · S · v, S given by `sign_mask`. A fast Walsh-Hadamard transform:
-// four butterfly stages, each pairing elements that differ in one index bit.
-GEMMSCOPE_HOST_DEVICE inline void random_hadamard_transform16(float v[kHadamardSize],
-                                                              uint16_t sign_mask) {
-  for (int i = 0; i < kHadamardSize; ++i) {
-    if ((sign_mask >> i) & 1u)
-      v[i] = -v[i];
-  }
+// In place: v <- H · v, a fast Walsh-Hadamard transform: four butterfly stages, each pairing
+// elements that differ in one index bit.
+GEMMSCOPE_HOST_DEVICE inline void walsh_hadamard16(float v[kHadamardSize]) {
   for (int half = 1; half < kHadamardSize; half <<= 1) {
     for (int i = 0; i < kHadamardSize; ++i) {
       if ((i & half) == 0) {
@@ -46,8 +43,37 @@ GEMMSCOPE_HOST_DEVICE inline void random_hadamard_transform16(float v[kHadamardS
       }
     }
   }
+}
+
+// In place: v <- (1/4) · H · v, the transform after its signs.
+GEMMSCOPE_HOST_DEVICE inline void hadamard_transform16(float v[kHadamardSize]) {
+  walsh_hadamard16(v);
   for (int i = 0; i < kHadamardSize; ++i)
     v[i] *= 0.25f;
+}
+
+// In place: v <- (1/4) · H · S · v, S given by `sign_mask`.
+GEMMSCOPE_HOST_DEVICE inline void random_hadamard_transform16(float v[kHadamardSize],
+                                                              uint16_t sign_mask) {
+  for (int i = 0; i < kHadamardSize; ++i) {
+    if ((sign_mask >> i) & 1u)
+      v[i] = -v[i];
+  }
+  hadamard_transform16(v);
+}
+
+// S for the kernels, which read BF16 in words of two values that share their index i along the
+// transform (two neighbouring columns of one row): XOR-ing word[i] into them makes the
+// negations random_hadamard_transform16 makes, on both values at once.
+struct HadamardSignWords {
+  uint32_t word[kHadamardSize];
+};
+
+inline HadamardSignWords hadamard_sign_words(uint16_t sign_mask) {
+  HadamardSignWords signs{};
+  for (int i = 0; i < kHadamardSize; ++i)
+    signs.word[i] = ((sign_mask >> i) & 1u) != 0 ? 0x80008000u : 0u;
+  return signs;
 }
 
 // The transform as an explicit matrix M = (1/4)·H·S in double, row-major (y = M·x), built

@@ -19,7 +19,9 @@ namespace {
 using detail::bf16_abs_max_bits;
 using detail::bf16_bits_to_float;
 using detail::bf16_magnitude_not_finite;
-using detail::kTileCols;
+using detail::ColumnSlice;
+using detail::kSliceRows;
+using detail::kStagedWords;
 using detail::kTileRows;
 using detail::kTileThreads;
 using detail::TileGrid;
@@ -66,57 +68,64 @@ __device__ inline void quantize_rowwise_vector(const Mxfp8Params& p, const TileP
   const int64_t c = tile.col0 + col;
   *reinterpret_cast<uint2*>(p.rowwise.data + r * p.grid.cols + c) = codes;
   if (col % kMxfp8BlockSize == 0) {
-    p.rowwise.scale[swizzled_scale_offset(r, c / kMxfp8BlockSize,
-                                          p.grid.rowwise_padding.padded_scale_cols)] = scale;
+    detail::swizzled_scale_at(p.rowwise.scale, tile.row0, row, c / kMxfp8BlockSize,
+                              p.grid.rowwise_padding.padded_scale_cols) = scale;
   }
 }
 
-// One columnwise block: 32 consecutive rows of one column of the staged tile, which become 32
-// consecutive bytes of one row of the transposed copy. Thread t takes column t % 64 and the
-// block of rows 32 * (t / 64): a warp reads 32 neighbouring columns of one row of shared
-// memory at a time, without bank conflicts.
-__device__ inline void quantize_columnwise_block(const Mxfp8Params& p, const TilePosition& tile,
-                                                 const uint16_t (*staged)[kTileCols]) {
-  const int col = static_cast<int>(threadIdx.x) % kTileCols;
-  const int first_row = static_cast<int>(threadIdx.x) / kTileCols * kMxfp8BlockSize;
-  if (col >= tile.valid_cols || first_row >= tile.valid_rows)
+// This thread's columnwise slice: 16 rows of two neighbouring columns, the other 16 rows of
+// their 32-row blocks being in the neighbouring lane. Each column's 16 codes are one 16-byte
+// piece of a row of the transposed copy; the 8 lanes of a column pair write its two rows whole.
+// Every lane must call this (it shuffles).
+__device__ inline void quantize_columnwise_slice(const Mxfp8Params& p, const TilePosition& tile,
+                                                 const uint32_t (*staged)[kStagedWords]) {
+  const ColumnSlice slice = detail::column_slice();
+  uint32_t words[kSliceRows];
+  detail::read_column_slice(staged, slice, words);
+  // Both columns' amaxes at once, as BF16 magnitudes in the two halves (see bf16_abs_max_bits).
+  uint32_t amax_pair = 0;
+#pragma unroll
+  for (int k = 0; k < kSliceRows; ++k)
+    amax_pair = __vmaxu2(amax_pair, words[k] & 0x7FFF7FFFu);
+  amax_pair = __vmaxu2(amax_pair, __shfl_xor_sync(kFullWarp, amax_pair, 1));
+  if (slice.first_col >= tile.valid_cols || slice.first_row >= tile.valid_rows)
     return;
 
-  // The column's 32 BF16 values, two per word in element order.
-  uint32_t pairs[kMxfp8BlockSize / 2];
-  uint32_t amax_bits = 0;
 #pragma unroll
-  for (int k = 0; k < kMxfp8BlockSize / 2; ++k) {
-    const uint32_t low = staged[first_row + 2 * k][col];
-    const uint32_t high = staged[first_row + 2 * k + 1][col];
-    amax_bits = max(amax_bits, max(low & 0x7FFFu, high & 0x7FFFu));
-    pairs[k] = low | (high << 16);
-  }
-  uint8_t scale = kMxfp8NanScale;
-  uint32_t codes[kMxfp8BlockSize / 4];
+  for (int j = 0; j < 2; ++j) {
+    const uint32_t amax_bits = j == 0 ? amax_pair & 0xFFFFu : amax_pair >> 16;
+    // The BF16 pair (row k, row k + 1) of column j.
+    const uint32_t selector = j == 0 ? 0x5410u : 0x7632u;
+    uint8_t scale = kMxfp8NanScale;
+    uint32_t codes[kSliceRows / 4];
 #pragma unroll
-  for (int k = 0; k < kMxfp8BlockSize / 4; ++k)
-    codes[k] = kNanCodes;
-  if (!bf16_magnitude_not_finite(amax_bits)) {
-    scale = block_scale(amax_bits);
-    const float factor = detail::e8m0_reciprocal(scale);
+    for (int k = 0; k < kSliceRows / 4; ++k)
+      codes[k] = kNanCodes;
+    if (!bf16_magnitude_not_finite(amax_bits)) {
+      scale = block_scale(amax_bits);
+      const float factor = detail::e8m0_reciprocal(scale);
 #pragma unroll
-    for (int k = 0; k < kMxfp8BlockSize / 4; ++k) {
-      codes[k] = e4m3_quad(pairs[2 * k], pairs[2 * k + 1], factor);
+      for (int k = 0; k < kSliceRows / 4; ++k) {
+        codes[k] = e4m3_quad(__byte_perm(words[4 * k], words[4 * k + 1], selector),
+                             __byte_perm(words[4 * k + 2], words[4 * k + 3], selector), factor);
+      }
+    }
+    const int64_t out_row = tile.col0 + slice.first_col + j;
+    const int64_t out_col = tile.row0 + slice.first_row;
+    *reinterpret_cast<uint4*>(p.columnwise.data + out_row * p.grid.rows + out_col) =
+        make_uint4(codes[0], codes[1], codes[2], codes[3]);
+    if (slice.first_row % kMxfp8BlockSize == 0) {
+      detail::swizzled_scale_at(p.columnwise.scale, out_row - out_row % kScaleTileRows,
+                                static_cast<int>(out_row % kScaleTileRows),
+                                out_col / kMxfp8BlockSize,
+                                p.grid.columnwise_padding.padded_scale_cols) = scale;
     }
   }
-  const int64_t out_row = tile.col0 + col;
-  const int64_t out_col = tile.row0 + first_row;
-  uint4* out = reinterpret_cast<uint4*>(p.columnwise.data + out_row * p.grid.rows + out_col);
-  out[0] = make_uint4(codes[0], codes[1], codes[2], codes[3]);
-  out[1] = make_uint4(codes[4], codes[5], codes[6], codes[7]);
-  p.columnwise.scale[swizzled_scale_offset(out_row, out_col / kMxfp8BlockSize,
-                                           p.grid.columnwise_padding.padded_scale_cols)] = scale;
 }
 
 template <bool kRowwise, bool kColumnwise>
-__global__ void __launch_bounds__(kTileThreads) mxfp8_quantize_kernel(const Mxfp8Params p) {
-  __shared__ __align__(16) uint16_t staged[kColumnwise ? kTileRows : 1][kTileCols];
+__global__ void __launch_bounds__(kTileThreads, 6) mxfp8_quantize_kernel(const Mxfp8Params p) {
+  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
   if (detail::handled_as_padding_cta(p.grid))
     return;
   const TilePosition tile = detail::tile_position(p.grid);
@@ -130,7 +139,7 @@ __global__ void __launch_bounds__(kTileThreads) mxfp8_quantize_kernel(const Mxfp
   }
   if constexpr (kColumnwise) {
     __syncthreads();
-    quantize_columnwise_block(p, tile, staged);
+    quantize_columnwise_slice(p, tile, staged);
   }
 }
 

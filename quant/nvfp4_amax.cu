@@ -31,7 +31,7 @@ __device__ inline uint32_t bf16_pair_magnitudes(uint32_t word) {
 template <bool kHadamard>
 __global__ void __launch_bounds__(kThreads)
     nvfp4_amax_kernel(const __nv_bfloat16* input, int64_t rows, int64_t cols, int64_t col_ctas,
-                      uint16_t sign_mask, Nvfp4TensorScalars* scalars) {
+                      const HadamardSignWords signs, Nvfp4TensorScalars* scalars) {
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) / col_ctas * kStripeRows;
   const int64_t col = static_cast<int64_t>(blockIdx.x) % col_ctas * kColsPerCta +
                       static_cast<int64_t>(threadIdx.x) * kColsPerThread;
@@ -55,6 +55,14 @@ __global__ void __launch_bounds__(kThreads)
     }
     plain = max(pair & 0xFFFFu, pair >> 16) << 16;
     if constexpr (kHadamard) {
+      // max |H · S · x| over the strip's columns; the 1/4 of the transform is applied to the
+      // maximum alone, which gives the same bits as scaling every element first (rounding is
+      // monotonic, and NaN stays NaN).
+#pragma unroll
+      for (int k = 0; k < kStripeRows; ++k) {
+        strip[k].x ^= signs.word[k];
+        strip[k].y ^= signs.word[k];
+      }
 #pragma unroll
       for (int j = 0; j < kColsPerThread; ++j) {
         float values[kStripeRows];
@@ -63,12 +71,13 @@ __global__ void __launch_bounds__(kThreads)
           const uint32_t word = j < 2 ? strip[k].x : strip[k].y;
           values[k] = detail::bf16_bits_to_float((j & 1) != 0 ? word >> 16 : word & 0xFFFFu);
         }
-        random_hadamard_transform16(values, sign_mask);
+        walsh_hadamard16(values);
 #pragma unroll
         for (int k = 0; k < kStripeRows; ++k) {
           transformed = max(transformed, fp32_bits(values[k]) & 0x7FFFFFFFu);
         }
       }
+      transformed = fp32_bits(fp32_from_bits(transformed) * 0.25f) & 0x7FFFFFFFu;
     }
   }
   plain = __reduce_max_sync(kFullWarp, plain);
@@ -115,12 +124,13 @@ void compute_nvfp4_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
   static_assert(offsetof(Nvfp4TensorScalars, amax_columnwise) ==
                 offsetof(Nvfp4TensorScalars, amax_rowwise) + sizeof(float));
   CUDA_CHECK(cudaMemsetAsync(&scalars->amax_rowwise, 0, 2 * sizeof(float), stream));
+  const HadamardSignWords signs = hadamard_sign_words(hadamard_sign_mask);
   if (columnwise_hadamard) {
     nvfp4_amax_kernel<true>
-        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, signs, scalars);
   } else {
     nvfp4_amax_kernel<false>
-        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, hadamard_sign_mask, scalars);
+        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, signs, scalars);
   }
   CUDA_CHECK_LAUNCH();
 }

@@ -1,6 +1,5 @@
 #include "quant/nvfp4_quantize.h"
 
-#include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include <cfloat>
@@ -22,7 +21,10 @@ namespace {
 using detail::bf16_abs_max_bits;
 using detail::bf16_bits_of;
 using detail::bf16_bits_to_float;
+using detail::ColumnSlice;
 using detail::kLoadsPerThread;
+using detail::kSliceRows;
+using detail::kStagedWords;
 using detail::kTileCols;
 using detail::kTileRows;
 using detail::kTileThreads;
@@ -35,54 +37,53 @@ constexpr int kWarps = kTileThreads / 32;
 constexpr int kBlockRowsPerTile = kTileRows / kNvfp4BlockSize;  // 8
 constexpr int kBlockColsPerTile = kTileCols / kNvfp4BlockSize;  // 4
 
+// Stochastic rounding and the columnwise Hadamard transform are template arguments of the kernel
+// (they decide its register needs); the block shape is a plain flag.
 struct Nvfp4Params {
   TileGrid grid;
   Nvfp4CopyBuffers rowwise;
   Nvfp4CopyBuffers columnwise;
   Nvfp4TensorScalars* scalars;
   bool blocks_16x16;
-  bool columnwise_hadamard;
-  uint16_t hadamard_sign_mask;
-  bool stochastic_rounding;
+  HadamardSignWords hadamard_signs;
   uint64_t rounding_seed;
 };
 
 // A block's stored scale and what its elements are multiplied by before E2M1 rounding.
 struct BlockScale {
-  uint8_t code;
+  uint32_t code;
   float multiplier;
   bool poisoned;  // the block holds inf or NaN: NaN scale, element codes 0
 };
 
 __device__ inline BlockScale block_scale(float block_amax, float encode_scale) {
-  BlockScale scale{kNvfp4NanScale, 0.0f, !(block_amax <= FLT_MAX)};
-  if (scale.poisoned)
-    return scale;
-  scale.code = __nv_cvt_float_to_fp8(nvfp4_block_scale_unrounded(block_amax, encode_scale),
-                                     __NV_SATFINITE, __NV_E4M3);
-  const float stored = __half2float(__half(__nv_cvt_fp8_to_halfraw(scale.code, __NV_E4M3)));
-  scale.multiplier = nvfp4_element_multiplier(stored, encode_scale);
-  return scale;
+  if (!(block_amax <= FLT_MAX))
+    return BlockScale{kNvfp4NanScale, 0.0f, true};
+  const uint32_t code = __nv_cvt_float_to_fp8(nvfp4_block_scale_unrounded(block_amax, encode_scale),
+                                              __NV_SATFINITE, __NV_E4M3);
+  // The code's value, exactly: a non-negative E4M3 code shifted into an FP32 exponent and
+  // mantissa is its value times 2^-120 (E4M3 subnormals become FP32 subnormals).
+  const float stored = fp32_from_bits(code << 20) * 0x1p120f;
+  return BlockScale{code, nvfp4_element_multiplier(stored, encode_scale), false};
 }
 
 // E2M1 codes of 8 consecutive elements of a copy, the first at row-major position `index` (a
 // multiple of 8, so their random bits come from one Philox block), packed in memory order.
+template <bool kStochastic>
 __device__ inline uint32_t e2m1_word(const float* values, float multiplier, const Nvfp4Params& p,
                                      uint32_t rounding_stream, uint64_t index) {
-  uint32_t word = 0;
-  if (p.stochastic_rounding) {
+  uint32_t word = 0u - detail::kE2m1WordBias;  // see block_codecs.h
+  if constexpr (kStochastic) {
     const Philox4x32Block random = rounding_block(p.rounding_seed, rounding_stream, index);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      const uint16_t bits = rounding_bits_at(random, k);
-      word |= static_cast<uint32_t>(detail::e2m1_round_stochastic(values[k] * multiplier, bits))
+      word += detail::e2m1_biased_stochastic(values[k] * multiplier, rounding_bits_at(random, k))
               << (4 * k);
     }
   } else {
 #pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      word |= static_cast<uint32_t>(detail::e2m1_round_nearest(values[k] * multiplier)) << (4 * k);
-    }
+    for (int k = 0; k < 8; ++k)
+      word += detail::e2m1_biased_nearest(values[k] * multiplier) << (4 * k);
   }
   return word;
 }
@@ -120,6 +121,7 @@ __device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread]
 
 // One thread's 8 elements of the rowwise copy. With 1x16 blocks the block's other 8 are in the
 // neighbouring lane; every lane must call this (it shuffles).
+template <bool kStochastic>
 __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TilePosition& tile,
                                                int row, int col, const uint4& vector,
                                                float encode_scale,
@@ -137,72 +139,90 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), encode_scale);
   const int64_t r = tile.row0 + row;
   const int64_t c = tile.col0 + col;
-  const int64_t index = r * p.grid.cols + c;
+  const auto index = static_cast<uint64_t>(r * p.grid.cols + c);
   uint32_t word = 0;
   if (!scale.poisoned) {
     float values[kVectorElements];
 #pragma unroll
     for (int k = 0; k < kVectorElements; ++k)
       values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
-    word = e2m1_word(values, scale.multiplier, p, kRowwiseRoundingStream,
-                     static_cast<uint64_t>(index));
+    word = e2m1_word<kStochastic>(values, scale.multiplier, p, kRowwiseRoundingStream, index);
   }
   *reinterpret_cast<uint32_t*>(p.rowwise.data + index / 2) = word;
   if (col % kNvfp4BlockSize == 0) {
-    p.rowwise.scale[swizzled_scale_offset(r, c / kNvfp4BlockSize,
-                                          p.grid.rowwise_padding.padded_scale_cols)] = scale.code;
+    detail::swizzled_scale_at(p.rowwise.scale, tile.row0, row, c / kNvfp4BlockSize,
+                              p.grid.rowwise_padding.padded_scale_cols) = scale.code;
   }
 }
 
-// One columnwise block: 16 consecutive rows of one column of the staged tile (Hadamard-
-// transformed when asked), which become 8 bytes of one row of the transposed copy. Neighbouring
-// lanes take neighbouring columns, so shared-memory reads do not conflict.
-__device__ inline void quantize_columnwise_block(const Nvfp4Params& p, const TilePosition& tile,
-                                                 const uint16_t (*staged)[kTileCols], int col,
-                                                 int block_row, float encode_scale,
+// This thread's columnwise slice: 16 rows (one block) of two neighbouring columns,
+// Hadamard-transformed when asked. Each column's block becomes 8 bytes of one row of the
+// transposed copy; the 8 lanes of a column pair write 64 contiguous bytes of each of its two rows.
+template <bool kStochastic, bool kHadamard>
+__device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const TilePosition& tile,
+                                                 const uint32_t (*staged)[kStagedWords],
+                                                 float encode_scale,
                                                  const uint32_t (*block_amax)[kBlockColsPerTile]) {
-  const int first_row = block_row * kNvfp4BlockSize;
-  if (col >= tile.valid_cols || first_row >= tile.valid_rows)
+  const ColumnSlice slice = detail::column_slice();
+  if (slice.first_col >= tile.valid_cols || slice.first_row >= tile.valid_rows)
     return;
+  uint32_t words[kSliceRows];
+  detail::read_column_slice(staged, slice, words);
+  if constexpr (kHadamard) {
+#pragma unroll
+    for (int k = 0; k < kSliceRows; ++k)
+      words[k] ^= p.hadamard_signs.word[k];
+  }
 
-  float values[kNvfp4BlockSize];
 #pragma unroll
-  for (int k = 0; k < kNvfp4BlockSize; ++k)
-    values[k] = bf16_bits_to_float(staged[first_row + k][col]);
-  if (p.columnwise_hadamard)
-    random_hadamard_transform16(values, p.hadamard_sign_mask);
-  float amax = 0.0f;
-  if (p.blocks_16x16) {
-    amax = bf16_bits_to_float(block_amax[block_row][col / kNvfp4BlockSize]);
-  } else {
-    uint32_t amax_bits = 0;
+  for (int j = 0; j < 2; ++j) {
+    float values[kNvfp4BlockSize];
 #pragma unroll
-    for (int k = 0; k < kNvfp4BlockSize; ++k) {
-      amax_bits = max(amax_bits, fp32_bits(values[k]) & 0x7FFFFFFFu);
+    for (int k = 0; k < kNvfp4BlockSize; ++k)
+      values[k] = bf16_bits_to_float(j == 0 ? words[k] & 0xFFFFu : words[k] >> 16);
+    if constexpr (kHadamard)
+      hadamard_transform16(values);  // the signs are in `words`
+    float amax = 0.0f;
+    if (p.blocks_16x16) {
+      amax = bf16_bits_to_float(
+          block_amax[slice.first_row / kNvfp4BlockSize][slice.first_col / kNvfp4BlockSize]);
+    } else {
+      uint32_t amax_bits = 0;
+#pragma unroll
+      for (int k = 0; k < kNvfp4BlockSize; ++k)
+        amax_bits = max(amax_bits, fp32_bits(values[k]) & 0x7FFFFFFFu);
+      amax = fp32_from_bits(amax_bits);
     }
-    amax = fp32_from_bits(amax_bits);
-  }
 
-  const BlockScale scale = block_scale(amax, encode_scale);
-  const int64_t out_row = tile.col0 + col;
-  const int64_t out_col = tile.row0 + first_row;
-  const int64_t index = out_row * p.grid.rows + out_col;
-  uint2 words = make_uint2(0, 0);
-  if (!scale.poisoned) {
-    words.x = e2m1_word(values, scale.multiplier, p, kColumnwiseRoundingStream,
-                        static_cast<uint64_t>(index));
-    words.y = e2m1_word(values + 8, scale.multiplier, p, kColumnwiseRoundingStream,
-                        static_cast<uint64_t>(index + 8));
+    const BlockScale scale = block_scale(amax, encode_scale);
+    const int64_t out_row = tile.col0 + slice.first_col + j;
+    const int64_t out_col = tile.row0 + slice.first_row;
+    const auto index = static_cast<uint64_t>(out_row * p.grid.rows + out_col);
+    uint2 codes = make_uint2(0, 0);
+    if (!scale.poisoned) {
+      codes.x =
+          e2m1_word<kStochastic>(values, scale.multiplier, p, kColumnwiseRoundingStream, index);
+      codes.y = e2m1_word<kStochastic>(values + 8, scale.multiplier, p, kColumnwiseRoundingStream,
+                                       index + 8);
+    }
+    *reinterpret_cast<uint2*>(p.columnwise.data + index / 2) = codes;
+    detail::swizzled_scale_at(p.columnwise.scale, out_row - out_row % kScaleTileRows,
+                              static_cast<int>(out_row % kScaleTileRows), out_col / kNvfp4BlockSize,
+                              p.grid.columnwise_padding.padded_scale_cols) = scale.code;
   }
-  *reinterpret_cast<uint2*>(p.columnwise.data + index / 2) = words;
-  p.columnwise.scale[swizzled_scale_offset(out_row, out_col / kNvfp4BlockSize,
-                                           p.grid.columnwise_padding.padded_scale_cols)] =
-      scale.code;
 }
 
-template <bool kRowwise, bool kColumnwise>
-__global__ void __launch_bounds__(kTileThreads) nvfp4_quantize_kernel(const Nvfp4Params p) {
-  __shared__ __align__(16) uint16_t staged[kColumnwise ? kTileRows : 1][kTileCols];
+// CTAs per SM each variant is compiled for: as many as its registers allow without spilling
+// (the load phase of the CTAs resident on an SM is what keeps memory busy).
+constexpr int min_ctas_per_sm(bool columnwise, bool stochastic, bool hadamard) {
+  return hadamard || (stochastic && columnwise) ? 4 : 5;
+}
+
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard>
+__global__ void __launch_bounds__(kTileThreads,
+                                  min_ctas_per_sm(kColumnwise, kStochastic, kHadamard))
+    nvfp4_quantize_kernel(const Nvfp4Params p) {
+  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
   __shared__ uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
   if (detail::handled_as_padding_cta(p.grid))
     return;
@@ -222,18 +242,14 @@ __global__ void __launch_bounds__(kTileThreads) nvfp4_quantize_kernel(const Nvfp
   if constexpr (kRowwise) {
 #pragma unroll
     for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector(p, tile, detail::load_row(i), detail::load_col(), vectors[i],
-                              rowwise_encode, block_amax);
+      quantize_rowwise_vector<kStochastic>(p, tile, detail::load_row(i), detail::load_col(),
+                                           vectors[i], rowwise_encode, block_amax);
     }
   }
   if constexpr (kColumnwise) {
     __syncthreads();
-    // Thread t: column t % 64, block rows 2 * (t / 64) and the next (32 consecutive rows).
-    const int column = static_cast<int>(threadIdx.x) % kTileCols;
-    const int block_row = static_cast<int>(threadIdx.x) / kTileCols * 2;
-    quantize_columnwise_block(p, tile, staged, column, block_row, columnwise_encode, block_amax);
-    quantize_columnwise_block(p, tile, staged, column, block_row + 1, columnwise_encode,
-                              block_amax);
+    quantize_columnwise_slice<kStochastic, kHadamard>(p, tile, staged, columnwise_encode,
+                                                      block_amax);
   }
 }
 
@@ -253,16 +269,26 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
                                   p.columnwise.scale, "NVFP4 quantize");
   p.scalars = scalars;
   p.blocks_16x16 = options.block_shape == Nvfp4BlockShape::k16x16;
-  p.columnwise_hadamard = options.columnwise_hadamard && has_columnwise(copies);
-  p.hadamard_sign_mask = hadamard_sign_mask(options.hadamard_seed);
-  p.stochastic_rounding = options.stochastic_rounding;
+  const uint16_t sign_mask = hadamard_sign_mask(options.hadamard_seed);
+  p.hadamard_signs = hadamard_sign_words(sign_mask);
   p.rounding_seed = options.rounding_seed;
+  const bool columnwise_hadamard = options.columnwise_hadamard && has_columnwise(copies);
 
-  compute_nvfp4_amax(input, rows, cols, p.columnwise_hadamard, p.hadamard_sign_mask, scalars,
-                     stream);
+  compute_nvfp4_amax(input, rows, cols, columnwise_hadamard, sign_mask, scalars, stream);
   detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
-    nvfp4_quantize_kernel<decltype(rowwise_copy)::value, decltype(columnwise_copy)::value>
-        <<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
+    constexpr bool kRowwise = decltype(rowwise_copy)::value;
+    constexpr bool kColumnwise = decltype(columnwise_copy)::value;
+    detail::with_flag(options.stochastic_rounding, [&](auto stochastic) {
+      constexpr bool kStochastic = decltype(stochastic)::value;
+      detail::with_flag(columnwise_hadamard, [&](auto hadamard) {
+        constexpr bool kHadamard = decltype(hadamard)::value;
+        // No kernel transforms a copy it does not write.
+        if constexpr (kColumnwise || !kHadamard) {
+          nvfp4_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard>
+              <<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
+        }
+      });
+    });
   });
   CUDA_CHECK_LAUNCH();
 }

@@ -26,12 +26,20 @@ GEMMSCOPE_HOST_DEVICE inline Philox4x32Block philox4x32_10(const uint32_t counte
   uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
   uint32_t k0 = key[0], k1 = key[1];
   for (int round = 0; round < 10; ++round) {
+#if defined(__CUDA_ARCH__)
+    // The same products (as 64-bit multiplies, the compiler adds a zero to each high word).
+    const uint32_t hi0 = __umulhi(kMultiplier0, c0);
+    const uint32_t lo0 = kMultiplier0 * c0;
+    const uint32_t hi1 = __umulhi(kMultiplier1, c2);
+    const uint32_t lo1 = kMultiplier1 * c2;
+#else
     const uint64_t product0 = static_cast<uint64_t>(kMultiplier0) * c0;
     const uint64_t product1 = static_cast<uint64_t>(kMultiplier1) * c2;
     const uint32_t hi0 = static_cast<uint32_t>(product0 >> 32);
     const uint32_t lo0 = static_cast<uint32_t>(product0);
     const uint32_t hi1 = static_cast<uint32_t>(product1 >> 32);
     const uint32_t lo1 = static_cast<uint32_t>(product1);
+#endif
     c0 = hi1 ^ c1 ^ k0;
     c1 = lo1;
     c2 = hi0 ^ c3 ^ k1;

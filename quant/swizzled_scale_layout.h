@@ -29,15 +29,22 @@ GEMMSCOPE_HOST_DEVICE inline int64_t round_up_to(int64_t value, int64_t multiple
   return (value + multiple - 1) / multiple * multiple;
 }
 
+// Byte offset of element (i, j) inside a 128x4 tile.
+GEMMSCOPE_HOST_DEVICE inline int swizzled_offset_in_tile(int i, int j) {
+  return (i % 32) * 16 + (i / 32) * 4 + j;
+}
+
 // Byte offset of scale (row, scale_col) in a buffer whose padded scale-column count is
-// `padded_scale_cols` (a multiple of 4). Shared by the GPU quantizers and the host code.
+// `padded_scale_cols` (a multiple of 4). Shared by the GPU quantizers and the host code. (For
+// the first scale of a tile, (row, scale_col) multiples of (128, 4), this is the tile's start;
+// the quantize kernels add swizzled_offset_in_tile to that.)
 GEMMSCOPE_HOST_DEVICE inline int64_t swizzled_scale_offset(int64_t row, int64_t scale_col,
                                                            int64_t padded_scale_cols) {
   const int64_t tiles_per_row = padded_scale_cols / kScaleTileCols;
   const int64_t tile = (row / kScaleTileRows) * tiles_per_row + scale_col / kScaleTileCols;
-  const int64_t i = row % kScaleTileRows;
-  const int64_t j = scale_col % kScaleTileCols;
-  return tile * kScaleTileBytes + (i % 32) * 16 + (i / 32) * 4 + j;
+  return tile * kScaleTileBytes +
+         swizzled_offset_in_tile(static_cast<int>(row % kScaleTileRows),
+                                 static_cast<int>(scale_col % kScaleTileCols));
 }
 
 class SwizzledScaleLayout {

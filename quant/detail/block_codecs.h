@@ -1,10 +1,11 @@
 #pragma once
 // The scale and element conversions the MXFP8 and NVFP4 kernels run, written for speed on the
-// GPU (bit manipulation and compare-and-count instead of loops and tables). They are
+// GPU (bit manipulation and FP32 roundings instead of loops and tables). They are
 // GEMMSCOPE_HOST_DEVICE only so that host tests can sweep them against the reference codecs in
 // quant/e8m0.h and quant/e2m1.h, which are written independently from the format definitions;
 // the host reference quantizers use those, never these.
 
+#include <cmath>
 #include <cstdint>
 
 #include "quant/fp32_bits.h"
@@ -48,44 +49,83 @@ GEMMSCOPE_HOST_DEVICE inline float e8m0_value(uint8_t code) {
   return fp32_from_bits(static_cast<uint32_t>(code) << 23);
 }
 
-// encode_e2m1 in a few instructions. The magnitudes below 2 are the multiples of 0.5 (codes
-// 0..3 = 2 * |value|), those in [2, 4) the integers 2, 3 (codes 4, 5 = |value| + 2) and 4, 6
-// are codes 6, 7 (= |value| / 2 + 4). Rounding the scaled value to an integer, ties to even,
-// is therefore exactly round-to-nearest-even on E2M1; adding 2^23 does that rounding in the
-// FP32 adder and leaves the integer in the low mantissa bits. (The scalings by 2 and 1/2 are
-// exact, so an FMA contraction changes nothing.) NaN encodes as +6, like the reference.
-GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_nearest(float value) {
-  const uint32_t bits = fp32_bits(value);
-  const uint8_t sign = static_cast<uint8_t>((bits >> 28) & 0x8u);
-  float a = fp32_from_bits(bits & 0x7FFFFFFFu);
-  if (!(a == a))
-    return 0x7;
-  a = a < 6.0f ? a : 6.0f;
-  const float scaled = a < 2.0f ? a * 2.0f : (a < 4.0f ? a : a * 0.5f);
-  const uint32_t offset = a < 2.0f ? 0u : (a < 4.0f ? 2u : 4u);
-  const uint32_t code = (fp32_bits(scaled + 8388608.0f) & 0xFu) + offset;
-  return static_cast<uint8_t>(code) | sign;
+// The E2M1 rounding shared by both conversions below. A magnitude a (at most 6) lies in a range
+// of fixed spacing q: 0.5 below 2 (codes 0..4 are 2a), 1 in [2, 4) (codes 4..6 are a + 2), 2 in
+// [4, 6] (codes 6, 7 are a / 2 + 4). With P = max(2^floor(log2 a), 1), q = P / 2, and the FP32
+// sum P + a * 2^-22 (one FMA) has its last mantissa bit worth q * 2^-22: the FMA's rounding is
+// the rounding of a / q to an integer n, left in the low mantissa bits, and the exponent field
+// is 127 + log2(P). The code n + 2 * log2(P) is therefore (sum & 7) + (sum >> 22) - 254. No
+// table, no branch.
+//
+// The kernels pack eight codes into a word, and the constant 254 of each is subtracted once for
+// all eight: the "biased" conversions return code + 254 (sign included), and
+//     sum over k of (biased_k << 4k) - kE2m1WordBias
+// is the word with code k in nibble k (the arithmetic is exact modulo 2^32).
+constexpr uint32_t kE2m1CodeBias = 254u;
+constexpr uint32_t kE2m1WordBias = kE2m1CodeBias * 0x11111111u;
+
+struct E2m1Split {
+  float magnitude;  // |value| clamped to 6 (NaN: 6, encoded as 0x7)
+  uint32_t sign;    // 0x8 for a negative value, else 0
+  float spacing_p;  // P above
+};
+
+GEMMSCOPE_HOST_DEVICE inline E2m1Split e2m1_split(float value) {
+  // Comparisons are false for NaN: NaN -> 6. (The GPU does each clamp in one FMNMX.)
+  const float upper = value < 6.0f ? value : 6.0f;
+  const float clamped = upper > -6.0f ? upper : -6.0f;
+  const uint32_t bits = fp32_bits(clamped);
+  const uint32_t power = bits & 0x7F800000u;
+  return E2m1Split{fabsf(clamped), (bits >> 28) & 0x8u,
+                   fp32_from_bits(power > 0x3F800000u ? power : 0x3F800000u)};
 }
 
-// encode_e2m1_stochastic: the lower neighbour's code is the number of magnitudes at or below
-// |value|; the fraction of the gap above it is exact in FP32 (the subtraction is exact because
-// the neighbour is at least half the value, and the gaps 0.5, 1, 2 are powers of two).
+// code + kE2m1CodeBias of the integer n that `sum` (P + a * 2^-22 rounded) holds, with `sign`.
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_code_of_sum(float sum, uint32_t sign) {
+  const uint32_t bits = fp32_bits(sum);
+  return ((bits & 0x7u) | sign) + (bits >> 22);
+}
+
+// encode_e2m1 plus kE2m1CodeBias: round to nearest, ties to even (the FMA's own rounding).
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(float value) {
+  const E2m1Split split = e2m1_split(value);
+  return e2m1_biased_code_of_sum(fmaf(split.magnitude, 0x1p-22f, split.spacing_p), split.sign);
+}
+
+GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_nearest(float value) {
+  return static_cast<uint8_t>(e2m1_biased_nearest(value) - kE2m1CodeBias);
+}
+
+// P + a * 2^-22 rounded toward zero: n = floor(a / q). The host has no per-operation rounding
+// mode, so it corrects the nearest sum when that rounded up (for the tests that sweep this).
+GEMMSCOPE_HOST_DEVICE inline float e2m1_floor_sum(float magnitude, float spacing_p) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rz(magnitude, 0x1p-22f, spacing_p);
+#else
+  const float sum = fmaf(magnitude, 0x1p-22f, spacing_p);
+  return (sum - spacing_p) * 0x1p22f > magnitude ? fp32_from_bits(fp32_bits(sum) - 1u) : sum;
+#endif
+}
+
+// encode_e2m1_stochastic plus kE2m1CodeBias: up from the lower neighbour n * q (n = floor(a / q))
+// when uniform < (a - n * q) / q, i.e. when n * q + uniform * q < a. The left side is exact in
+// FP32: n * q - q = (floor sum - (P + ulp(P))) * 2^22 (Sterbenz, then a power of two), and adding
+// (1 + uniform) * q, a 17-bit significand times a power of two, gives a number of at most 20
+// significant bits below 8. So the comparison is the reference's, exactly.
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_stochastic(float value, uint16_t random_bits) {
+  const E2m1Split split = e2m1_split(value);
+  const float sum = e2m1_floor_sum(split.magnitude, split.spacing_p);
+  const uint32_t p_bits = fp32_bits(split.spacing_p);
+  // (P + ulp(P)) * 2^22 and q = P / 2, by their exponent fields.
+  const float lower_minus_q = fmaf(sum, 0x1p22f, -fp32_from_bits(p_bits + 1u + (22u << 23)));
+  const float q = fp32_from_bits(p_bits - (1u << 23));
+  const float one_plus_uniform = fp32_from_bits(0x3F800000u | (uint32_t{random_bits} << 7));
+  const bool up = fmaf(one_plus_uniform, q, lower_minus_q) < split.magnitude;
+  return e2m1_biased_code_of_sum(sum, split.sign) + (up ? 1u : 0u);
+}
+
 GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_stochastic(float value, uint16_t random_bits) {
-  const uint32_t bits = fp32_bits(value);
-  const uint8_t sign = static_cast<uint8_t>((bits >> 28) & 0x8u);
-  const float a = fp32_from_bits(bits & 0x7FFFFFFFu);
-  if (!(a == a))
-    return 0x7;
-  if (a >= 6.0f)
-    return static_cast<uint8_t>(0x7 | sign);
-  const int lower =
-      (a >= 0.5f) + (a >= 1.0f) + (a >= 1.5f) + (a >= 2.0f) + (a >= 3.0f) + (a >= 4.0f);
-  const float lower_magnitude =
-      lower <= 4 ? static_cast<float>(lower) * 0.5f : static_cast<float>(lower - 2);
-  const float inverse_gap = lower < 4 ? 2.0f : (lower < 6 ? 1.0f : 0.5f);
-  const float fraction = (a - lower_magnitude) * inverse_gap;
-  const float uniform = static_cast<float>(random_bits) * (1.0f / 65536.0f);
-  return static_cast<uint8_t>(lower + (uniform < fraction ? 1 : 0)) | sign;
+  return static_cast<uint8_t>(e2m1_biased_stochastic(value, random_bits) - kE2m1CodeBias);
 }
 
 }  // namespace gemmscope::detail

@@ -4,8 +4,16 @@
 // vectors of 8 elements, four per thread: thread t holds row t / 8 + 32 * i, elements
 // 8 * (t % 8) .. +7 of the tile, for i = 0..3. A warp thus reads four full 128-byte row
 // segments per load (coalesced), and the 4 or 2 lanes that hold one 32- or 16-element block of
-// a row are neighbours, so a block's amax is two or one shuffle away. The columnwise copy is
-// made from the same tile, staged in shared memory: a thread walks one column down.
+// a row are neighbours, so a block's amax is two or one shuffle away.
+//
+// The columnwise copy is made from the same tile, staged in shared memory as 32-bit words (two
+// neighbouring columns of one row). Thread t takes the column pair p = 4 * (t / 32) + (t % 32) / 8
+// over the 16 rows 16 * (t % 8) .. +15: eight neighbouring lanes hold one column pair's 128 rows,
+// so the columnwise rows they write (the 16-row runs of two columns) are 8 neighbouring pieces
+// of two rows of the transposed copy, and every warp store covers whole row segments. The words
+// of a tile row are XOR-swizzled by 4 * ((row / 16) % 8): the eight lanes of one column pair then
+// read eight different banks, the staging stores (8 lanes per row) stay conflict-free, and the
+// swizzle keeps a 16-byte vector in one piece.
 //
 // CTAs after the data tiles write the scale buffers' padding (detail/swizzled_padding.cuh).
 
@@ -104,6 +112,16 @@ void with_copies(OperandCopies copies, Launch&& launch) {
   }
 }
 
+// Calls launch(std::bool_constant<flag>{}): a run-time option as a compile-time one.
+template <typename Launch>
+void with_flag(bool flag, Launch&& launch) {
+  if (flag) {
+    launch(std::true_type{});
+  } else {
+    launch(std::false_type{});
+  }
+}
+
 // In a padding CTA: writes its share of both copies' padding and returns true.
 __device__ inline bool handled_as_padding_cta(const TileGrid& grid) {
   const int64_t cta = blockIdx.x;
@@ -144,11 +162,19 @@ __device__ inline int load_col() {
   return static_cast<int>(threadIdx.x) % kVectorsPerTileRow * kVectorElements;
 }
 
+constexpr int kStagedWords = kTileCols / 2;  // per tile row
+constexpr int kSliceRows = 16;               // rows of a thread's columnwise slice
+
+__device__ inline int staged_word(int row, int word) {
+  return word ^ (row / kSliceRows % 8 * 4);
+}
+
 // This thread's four vectors of the tile (zeros outside the tensor), also copied to `staged`
 // when kStage (the columnwise copy reads the tile from there).
 template <bool kStage>
 __device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
-                                 uint4 (&vectors)[kLoadsPerThread], uint16_t (*staged)[kTileCols]) {
+                                 uint4 (&vectors)[kLoadsPerThread],
+                                 uint32_t (*staged)[kStagedWords]) {
   const int col = load_col();
 #pragma unroll
   for (int i = 0; i < kLoadsPerThread; ++i) {
@@ -158,9 +184,47 @@ __device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
       vectors[i] = __ldg(reinterpret_cast<const uint4*>(grid.input + (tile.row0 + row) * grid.cols +
                                                         tile.col0 + col));
     }
-    if constexpr (kStage)
-      *reinterpret_cast<uint4*>(&staged[row][col]) = vectors[i];
   }
+  if constexpr (kStage) {
+#pragma unroll
+    for (int i = 0; i < kLoadsPerThread; ++i) {
+      const int row = load_row(i);
+      *reinterpret_cast<uint4*>(&staged[row][staged_word(row, col / 2)]) = vectors[i];
+    }
+  }
+}
+
+// This thread's columnwise slice (see the top): its first row and first column in the tile.
+struct ColumnSlice {
+  int first_row;
+  int first_col;
+};
+
+__device__ inline ColumnSlice column_slice() {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  return ColumnSlice{lane % 8 * kSliceRows, 2 * (warp * 4 + lane / 8)};
+}
+
+// The slice's 16 staged words, row by row: each the BF16 pair (first_col, first_col + 1) of one
+// row, the first column in the low half.
+__device__ inline void read_column_slice(const uint32_t (*staged)[kStagedWords],
+                                         const ColumnSlice& slice, uint32_t (&words)[kSliceRows]) {
+#pragma unroll
+  for (int k = 0; k < kSliceRows; ++k) {
+    const int row = slice.first_row + k;
+    words[k] = staged[row][staged_word(row, slice.first_col / 2)];
+  }
+}
+
+// Scale (first_row + i, scale_col) of a swizzled scale buffer, for first_row a multiple of 128
+// and 0 <= i < 128. A CTA's calls share first_row and scale_col / 4, so the 64-bit part of the
+// offset (the 128x4 tile) is computed once and i and scale_col % 4 place the byte in the tile.
+__device__ inline uint8_t& swizzled_scale_at(uint8_t* scale, int64_t first_row, int i,
+                                             int64_t scale_col, int64_t padded_scale_cols) {
+  const int j = static_cast<int>(scale_col % kScaleTileCols);
+  return scale[swizzled_scale_offset(first_row, scale_col - j, padded_scale_cols) +
+               swizzled_offset_in_tile(i, j)];
 }
 
 __host__ __device__ inline float bf16_bits_to_float(uint32_t bits16) {

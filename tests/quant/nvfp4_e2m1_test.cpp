@@ -1,5 +1,6 @@
 // E2M1 elements: the reference codec on hand-checked values and ties, its agreement with
-// cuda_fp4.h, and the GPU's compare-and-count conversions swept against it.
+// cuda_fp4.h, and the GPU's FMA-rounding conversions (and their packing into words) swept
+// against it.
 
 #include <cuda_fp4.h>
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "quant/detail/block_codecs.h"
 #include "quant/e2m1.h"
@@ -138,6 +140,30 @@ TEST(E2m1, KernelStochasticRoundingMatchesReference) {
                 encode_e2m1_stochastic(value, random_bits))
           << value << " bits " << b;
     }
+  }
+}
+
+// The kernels add eight biased codes into a word and remove the bias once (block_codecs.h).
+TEST(E2m1, BiasedCodesPackIntoWords) {
+  const std::vector<float> values = sweep_values();
+  std::mt19937 generator(17);
+  std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
+  std::uniform_int_distribution<int> bits(0, 65535);
+  for (int trial = 0; trial < 20000; ++trial) {
+    uint32_t nearest = 0u - detail::kE2m1WordBias;
+    uint32_t stochastic = 0u - detail::kE2m1WordBias;
+    uint32_t expected_nearest = 0;
+    uint32_t expected_stochastic = 0;
+    for (int k = 0; k < 8; ++k) {
+      const float value = values[pick(generator)];
+      const auto random_bits = static_cast<uint16_t>(bits(generator));
+      nearest += detail::e2m1_biased_nearest(value) << (4 * k);
+      stochastic += detail::e2m1_biased_stochastic(value, random_bits) << (4 * k);
+      expected_nearest |= uint32_t{encode_e2m1(value)} << (4 * k);
+      expected_stochastic |= uint32_t{encode_e2m1_stochastic(value, random_bits)} << (4 * k);
+    }
+    ASSERT_EQ(nearest, expected_nearest);
+    ASSERT_EQ(stochastic, expected_stochastic);
   }
 }
 
