@@ -9,6 +9,7 @@
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
 #   quant    every quantization case alone (GB/s, share of copy bandwidth)
+#   faults   a case too big for GPU memory and one FP8 cannot take are skipped, the rest run
 #   probe    BF16 Fprop qkv with and without --autotune and the L2 flush
 #   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
@@ -62,8 +63,25 @@ stage_emulated() {
 
 stage_sweep() {
   run sweep "$bench" --benchmark_out="$out/sweep.json" --benchmark_out_format=json &&
-    run report "$report" "$out/sweep.json"
+    run report "$report" --svg="$out/sweep.svg" "$out/sweep.json"
+  "$report" --format=markdown "$out/sweep.json" >"$out/report.md"
   cat "$out/sweep.log" "$out/report.log"
+}
+
+# The README's main job exactly as written (default CUDA architectures), in its own build dir.
+stage_readme() {
+  rm -rf build-readme
+  run readme bash -c "cmake -S . -B build-readme && cmake --build build-readme -j && \
+    build-readme/bench/gemm_bench --benchmark_out=$out/readme.json --benchmark_out_format=json \
+    && build-readme/tools/gemm_report --svg=$out/readme.svg $out/readme.json"
+  tail -n 60 "$out/readme.log"
+}
+
+stage_faults() {
+  run faults "$bench" --shapes=300000x300000x300000,1000x1000x1000,512x512x512 \
+    --benchmark_filter='^(BF16|FP8Current)/Fprop/.*/(native|prequant)/' --gpu_warmup=0 \
+    --benchmark_min_time=0.05s
+  cat "$out/faults.log"
 }
 
 stage_spread() {
