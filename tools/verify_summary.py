@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises a `gemm_bench --verify` JSON: per precision and pass, the largest rel_err, the
-range of recipe_err, and every case that failed or was skipped, with its message.
+range of recipe_err, and the cases that failed or were skipped, counted per message.
 
 Usage: tools/verify_summary.py run.json [more.json ...]
 """
@@ -31,8 +31,11 @@ def main(paths):
         span = f"{min(recipe):.4f}..{max(recipe):.4f}" if recipe else "-"
         print(f"{precision:<11} {pass_:<6} {len(values):>5} {rel:>12.2e} {span:>17}")
     print(f"{len(problems)} cases failed or were skipped")
+    by_message = collections.defaultdict(list)
     for name, message in problems:
-        print(f"  {name}: {message}")
+        by_message[message].append(name)
+    for message, names in by_message.items():
+        print(f"  {len(names)} x {message} (first: {names[0]})")
     return 1 if any("verification failed" in (m or "") for _, m in problems) else 0
 
 
