@@ -135,13 +135,14 @@ stage_sanitize() {
 
 stage_quantncu() {
   local case
-  for case in "FP8Block/Quantize/x/both/R:15872/C:4096" "FP8Delayed/Quantize/w/rowwise/R:12288/C:4096"; do
+  # QUANT_CASES: space-separated quantization case names (default: two FP8 ones).
+  for case in ${QUANT_CASES:-FP8Block/Quantize/x/both/R:15872/C:4096 FP8Delayed/Quantize/w/rowwise/R:12288/C:4096}; do
     "$(ncu_path)" --nvtx --nvtx-include "$case/" --section SpeedOfLight --section Occupancy \
-      --section LaunchStats "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
+      --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
       --benchmark_filter="^$case" --benchmark_min_time=1x
   done >"$out/quantncu.log" 2>&1
   grep -E "^  [A-Za-z_].*\(|Throughput|Duration|Achieved Occupancy|Registers|Block Size|Grid Size|Waves" \
-    "$out/quantncu.log" | head -60
+    "$out/quantncu.log" | head -120
 }
 
 stages=("$@")
