@@ -41,36 +41,37 @@ __device__ inline uint32_t e4m3_quad(uint32_t first_pair, uint32_t second_pair, 
   return detail::quantize_bf16_quad<__NV_E4M3>(first_pair, second_pair, factor);
 }
 
-// The block's E8M0 scale from its amax (BF16 magnitude bits).
-__device__ inline uint8_t block_scale(uint32_t amax_bits) {
-  return detail::e8m0_round_up(mxfp8_scale_target(bf16_bits_to_float(amax_bits)));
+// The block's E8M0 scale from its finite amax (BF16 magnitude bits). The target is at most
+// BF16's max / 448 < 2^127, so e8m0_round_up takes none of its NaN, infinity or saturation
+// branches and neither does the reciprocal of the code (below 0xFE).
+__device__ inline uint32_t block_scale(uint32_t amax_bits) {
+  return detail::e8m0_round_up_below_2_127(mxfp8_scale_target(bf16_bits_to_float(amax_bits)));
 }
 
 // One thread's 8 elements of a rowwise block; the block's other 24 are in the three
 // neighbouring lanes. Every lane must call this (it shuffles).
 __device__ inline void quantize_rowwise_vector(const Mxfp8Params& p, const TilePosition& tile,
-                                               int row, int col, const uint4& vector) {
+                                               const detail::RowwiseTargets& targets, int i,
+                                               const uint4& vector) {
+  const int row = detail::load_row(i);
+  const int col = detail::load_col();
   uint32_t amax_bits = bf16_abs_max_bits(vector);
   amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 1));
   amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 2));
   if (row >= tile.valid_rows || col >= tile.valid_cols)
     return;
 
-  uint8_t scale = kMxfp8NanScale;
+  uint32_t scale = kMxfp8NanScale;
   uint2 codes = make_uint2(kNanCodes, kNanCodes);
   if (!bf16_magnitude_not_finite(amax_bits)) {
     scale = block_scale(amax_bits);
-    const float factor = detail::e8m0_reciprocal(scale);
+    const float factor = detail::e8m0_reciprocal_below_fe(scale);
     codes =
         make_uint2(e4m3_quad(vector.x, vector.y, factor), e4m3_quad(vector.z, vector.w, factor));
   }
-  const int64_t r = tile.row0 + row;
-  const int64_t c = tile.col0 + col;
-  *reinterpret_cast<uint2*>(p.rowwise.data + r * p.grid.cols + c) = codes;
-  if (col % kMxfp8BlockSize == 0) {
-    detail::swizzled_scale_at(p.rowwise.scale, tile.row0, row, c / kMxfp8BlockSize,
-                              p.grid.rowwise_padding.padded_scale_cols) = scale;
-  }
+  *reinterpret_cast<uint2*>(p.rowwise.data + targets.first_index + i * targets.index_step) = codes;
+  if (col % kMxfp8BlockSize == 0)
+    targets.scale[4 * i] = static_cast<uint8_t>(scale);
 }
 
 // This thread's columnwise slice: 16 rows of two neighbouring columns, the other 16 rows of
@@ -96,14 +97,14 @@ __device__ inline void quantize_columnwise_slice(const Mxfp8Params& p, const Til
     const uint32_t amax_bits = j == 0 ? amax_pair & 0xFFFFu : amax_pair >> 16;
     // The BF16 pair (row k, row k + 1) of column j.
     const uint32_t selector = j == 0 ? 0x5410u : 0x7632u;
-    uint8_t scale = kMxfp8NanScale;
+    uint32_t scale = kMxfp8NanScale;
     uint32_t codes[kSliceRows / 4];
 #pragma unroll
     for (int k = 0; k < kSliceRows / 4; ++k)
       codes[k] = kNanCodes;
     if (!bf16_magnitude_not_finite(amax_bits)) {
       scale = block_scale(amax_bits);
-      const float factor = detail::e8m0_reciprocal(scale);
+      const float factor = detail::e8m0_reciprocal_below_fe(scale);
 #pragma unroll
       for (int k = 0; k < kSliceRows / 4; ++k) {
         codes[k] = e4m3_quad(__byte_perm(words[4 * k], words[4 * k + 1], selector),
@@ -115,10 +116,10 @@ __device__ inline void quantize_columnwise_slice(const Mxfp8Params& p, const Til
     *reinterpret_cast<uint4*>(p.columnwise.data + out_row * p.grid.rows + out_col) =
         make_uint4(codes[0], codes[1], codes[2], codes[3]);
     if (slice.first_row % kMxfp8BlockSize == 0) {
-      detail::swizzled_scale_at(p.columnwise.scale, out_row - out_row % kScaleTileRows,
-                                static_cast<int>(out_row % kScaleTileRows),
-                                out_col / kMxfp8BlockSize,
-                                p.grid.columnwise_padding.padded_scale_cols) = scale;
+      detail::swizzled_scale_at(
+          p.columnwise.scale, out_row - out_row % kScaleTileRows,
+          static_cast<int>(out_row % kScaleTileRows), out_col / kMxfp8BlockSize,
+          p.grid.columnwise_padding.padded_scale_cols) = static_cast<uint8_t>(scale);
     }
   }
 }
@@ -132,10 +133,11 @@ __global__ void __launch_bounds__(kTileThreads, 6) mxfp8_quantize_kernel(const M
   uint4 vectors[detail::kLoadsPerThread];
   detail::load_tile<kColumnwise>(p.grid, tile, vectors, staged);
   if constexpr (kRowwise) {
+    const detail::RowwiseTargets targets = detail::rowwise_targets(
+        p.grid, tile, p.rowwise.scale, kMxfp8BlockSize, p.grid.rowwise_padding.padded_scale_cols);
 #pragma unroll
-    for (int i = 0; i < detail::kLoadsPerThread; ++i) {
-      quantize_rowwise_vector(p, tile, detail::load_row(i), detail::load_col(), vectors[i]);
-    }
+    for (int i = 0; i < detail::kLoadsPerThread; ++i)
+      quantize_rowwise_vector(p, tile, targets, i, vectors[i]);
   }
   if constexpr (kColumnwise) {
     __syncthreads();

@@ -56,36 +56,77 @@ struct BlockScale {
   bool poisoned;  // the block holds inf or NaN: NaN scale, element codes 0
 };
 
-__device__ inline BlockScale block_scale(float block_amax, float encode_scale) {
+// The scale codes a finite block amax can get: __NV_SATFINITE keeps a non-negative, non-NaN
+// input at or below 0x7E (448), so the element multiplier of every code is in a 128-entry table.
+constexpr int kFiniteScaleCodes = 128;
+
+// The element multiplier of block-scale `code` of a copy with `encode_scale`.
+__device__ inline float element_multiplier_of_code(uint32_t code, float encode_scale) {
+  // The code's value, exactly: a non-negative E4M3 code shifted into an FP32 exponent and
+  // mantissa is its value times 2^-120 (E4M3 subnormals become FP32 subnormals).
+  const float stored = fp32_from_bits(code << 20) * 0x1p120f;
+  return nvfp4_element_multiplier(stored, encode_scale);
+}
+
+// Each copy's multipliers (multipliers[code]), built once per CTA: the full-precision division of
+// nvfp4_element_multiplier then runs once per code instead of once per block.
+__device__ inline BlockScale block_scale(float block_amax, float encode_scale,
+                                         const float* multipliers) {
   if (!(block_amax <= FLT_MAX))
     return BlockScale{kNvfp4NanScale, 0.0f, true};
   const uint32_t code = __nv_cvt_float_to_fp8(nvfp4_block_scale_unrounded(block_amax, encode_scale),
                                               __NV_SATFINITE, __NV_E4M3);
-  // The code's value, exactly: a non-negative E4M3 code shifted into an FP32 exponent and
-  // mantissa is its value times 2^-120 (E4M3 subnormals become FP32 subnormals).
-  const float stored = fp32_from_bits(code << 20) * 0x1p120f;
-  return BlockScale{code, nvfp4_element_multiplier(stored, encode_scale), false};
+  return BlockScale{code, multipliers[code], false};
 }
 
 // E2M1 codes of 8 consecutive elements of a copy, the first at row-major position `index` (a
 // multiple of 8, so their random bits come from one Philox block), packed in memory order.
-template <bool kStochastic>
+// kSignsGiven: `signs` holds the elements' sign bits at 4k + 3 (sign_nibbles below) and no value
+// is NaN, so each element needs only its magnitude's code; otherwise `signs` is 0 and each
+// element's sign comes from its value (a NaN encodes as +6, like e2m1_split).
+template <bool kStochastic, bool kSignsGiven>
 __device__ inline uint32_t e2m1_word(const float* values, float multiplier, const Nvfp4Params& p,
-                                     uint32_t rounding_stream, uint64_t index) {
-  uint32_t word = 0u - detail::kE2m1WordBias;  // see block_codecs.h
+                                     uint32_t rounding_stream, uint64_t index, uint32_t signs) {
+  uint32_t word = signs - detail::kE2m1WordBias;  // see block_codecs.h
+  const auto split = [multiplier](float value) {
+    return kSignsGiven ? detail::e2m1_split_unsigned(value * multiplier)
+                       : detail::e2m1_split(value * multiplier);
+  };
   if constexpr (kStochastic) {
     const Philox4x32Block random = rounding_block(p.rounding_seed, rounding_stream, index);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      word += detail::e2m1_biased_stochastic(values[k] * multiplier, rounding_bits_at(random, k))
+      word += detail::e2m1_biased_stochastic(split(values[k]), rounding_bits_at(random, k))
               << (4 * k);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-      word += detail::e2m1_biased_nearest(values[k] * multiplier) << (4 * k);
+      word += detail::e2m1_biased_nearest(split(values[k])) << (4 * k);
   }
   return word;
+}
+
+// The sign bits of BF16 pairs a, b, c, d as byte masks (0xFF for a negative value, else 0):
+// low = the low halves' in bytes 0..3, high = the high halves'. prmt's selector nibbles with the
+// top bit set replicate the sign of the chosen byte (the high byte of a BF16 half).
+struct SignMasks {
+  uint32_t low;
+  uint32_t high;
+};
+
+__device__ inline SignMasks sign_masks(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  uint32_t ab;  // a.low, b.low, a.high, b.high
+  uint32_t cd;
+  asm("prmt.b32 %0, %1, %2, 0xFBD9;" : "=r"(ab) : "r"(a), "r"(b));
+  asm("prmt.b32 %0, %1, %2, 0xFBD9;" : "=r"(cd) : "r"(c), "r"(d));
+  return SignMasks{__byte_perm(ab, cd, 0x5410), __byte_perm(ab, cd, 0x7632)};
+}
+
+// The sign bits of an E2M1 word (bit 4k + 3 for element k) from the byte masks of its even and
+// its odd elements (element 2m in byte m of `even`, element 2m + 1 in byte m of `odd`).
+__device__ inline uint32_t sign_nibbles(uint32_t even, uint32_t odd) {
+  return (even & 0x08080808u) | (odd & 0x80808080u);
 }
 
 // For 16x16 blocks: each block's amax (BF16 magnitude bits) over the tile, in shared memory.
@@ -123,9 +164,12 @@ __device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread]
 // neighbouring lane; every lane must call this (it shuffles).
 template <bool kStochastic>
 __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TilePosition& tile,
-                                               int row, int col, const uint4& vector,
-                                               float encode_scale,
+                                               const detail::RowwiseTargets& targets, int i,
+                                               const uint4& vector, float encode_scale,
+                                               const float* multipliers,
                                                const uint32_t (*block_amax)[kBlockColsPerTile]) {
+  const int row = detail::load_row(i);
+  const int col = detail::load_col();
   uint32_t amax_bits = 0;
   if (p.blocks_16x16) {
     amax_bits = block_amax[row / kNvfp4BlockSize][col / kNvfp4BlockSize];
@@ -136,23 +180,23 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   if (row >= tile.valid_rows || col >= tile.valid_cols)
     return;
 
-  const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), encode_scale);
-  const int64_t r = tile.row0 + row;
-  const int64_t c = tile.col0 + col;
-  const auto index = static_cast<uint64_t>(r * p.grid.cols + c);
+  const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), encode_scale, multipliers);
+  const auto index = static_cast<uint64_t>(targets.first_index + i * targets.index_step);
   uint32_t word = 0;
   if (!scale.poisoned) {
     float values[kVectorElements];
 #pragma unroll
     for (int k = 0; k < kVectorElements; ++k)
       values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
-    word = e2m1_word<kStochastic>(values, scale.multiplier, p, kRowwiseRoundingStream, index);
+    // The block is finite and the multiplier positive and finite, so no product is NaN and each
+    // has its element's sign.
+    const SignMasks signs = sign_masks(vector.x, vector.y, vector.z, vector.w);
+    word = e2m1_word<kStochastic, true>(values, scale.multiplier, p, kRowwiseRoundingStream, index,
+                                        sign_nibbles(signs.low, signs.high));
   }
   *reinterpret_cast<uint32_t*>(p.rowwise.data + index / 2) = word;
-  if (col % kNvfp4BlockSize == 0) {
-    detail::swizzled_scale_at(p.rowwise.scale, tile.row0, row, c / kNvfp4BlockSize,
-                              p.grid.rowwise_padding.padded_scale_cols) = scale.code;
-  }
+  if (col % kNvfp4BlockSize == 0)
+    targets.scale[4 * i] = static_cast<uint8_t>(scale.code);
 }
 
 // This thread's columnwise slice: 16 rows (one block) of two neighbouring columns,
@@ -161,17 +205,36 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
 template <bool kStochastic, bool kHadamard>
 __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const TilePosition& tile,
                                                  const uint32_t (*staged)[kStagedWords],
-                                                 float encode_scale,
+                                                 float encode_scale, const float* multipliers,
                                                  const uint32_t (*block_amax)[kBlockColsPerTile]) {
   const ColumnSlice slice = detail::column_slice();
   if (slice.first_col >= tile.valid_cols || slice.first_row >= tile.valid_rows)
     return;
   uint32_t words[kSliceRows];
   detail::read_column_slice(staged, slice, words);
+  // Without the transform each value's sign is its element's (as in the rowwise copy): the byte
+  // masks of rows 0, 2, .. 14 and 1, 3, .. 15, column 0 in `low`, column 1 in `high`.
+  SignMasks even_rows[2] = {};
+  SignMasks odd_rows[2] = {};
   if constexpr (kHadamard) {
 #pragma unroll
     for (int k = 0; k < kSliceRows; ++k)
       words[k] ^= p.hadamard_signs.word[k];
+  } else {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t* w = words + 8 * h;
+      even_rows[h] = sign_masks(w[0], w[2], w[4], w[6]);
+      odd_rows[h] = sign_masks(w[1], w[3], w[5], w[7]);
+    }
+  }
+  // Untransformed 1x16 blocks: both columns' amaxes at once, as BF16 magnitudes in the two halves
+  // (the FP32 magnitudes' bits are these shifted left by 16, so the maxima agree).
+  uint32_t amax_pair = 0;
+  if (!kHadamard && !p.blocks_16x16) {
+#pragma unroll
+    for (int k = 0; k < kSliceRows; ++k)
+      amax_pair = __vmaxu2(amax_pair, words[k] & 0x7FFF7FFFu);
   }
 
 #pragma unroll
@@ -186,6 +249,8 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
     if (p.blocks_16x16) {
       amax = bf16_bits_to_float(
           block_amax[slice.first_row / kNvfp4BlockSize][slice.first_col / kNvfp4BlockSize]);
+    } else if constexpr (!kHadamard) {
+      amax = bf16_bits_to_float(j == 0 ? amax_pair & 0xFFFFu : amax_pair >> 16);
     } else {
       uint32_t amax_bits = 0;
 #pragma unroll
@@ -194,16 +259,24 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
       amax = fp32_from_bits(amax_bits);
     }
 
-    const BlockScale scale = block_scale(amax, encode_scale);
+    const BlockScale scale = block_scale(amax, encode_scale, multipliers);
     const int64_t out_row = tile.col0 + slice.first_col + j;
     const int64_t out_col = tile.row0 + slice.first_row;
     const auto index = static_cast<uint64_t>(out_row * p.grid.rows + out_col);
     uint2 codes = make_uint2(0, 0);
     if (!scale.poisoned) {
-      codes.x =
-          e2m1_word<kStochastic>(values, scale.multiplier, p, kColumnwiseRoundingStream, index);
-      codes.y = e2m1_word<kStochastic>(values + 8, scale.multiplier, p, kColumnwiseRoundingStream,
-                                       index + 8);
+      uint32_t signs[2] = {0, 0};
+      if constexpr (!kHadamard) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          signs[h] = j == 0 ? sign_nibbles(even_rows[h].low, odd_rows[h].low)
+                            : sign_nibbles(even_rows[h].high, odd_rows[h].high);
+        }
+      }
+      codes.x = e2m1_word<kStochastic, !kHadamard>(values, scale.multiplier, p,
+                                                   kColumnwiseRoundingStream, index, signs[0]);
+      codes.y = e2m1_word<kStochastic, !kHadamard>(values + 8, scale.multiplier, p,
+                                                   kColumnwiseRoundingStream, index + 8, signs[1]);
     }
     *reinterpret_cast<uint2*>(p.columnwise.data + index / 2) = codes;
     detail::swizzled_scale_at(p.columnwise.scale, out_row - out_row % kScaleTileRows,
@@ -224,6 +297,7 @@ __global__ void __launch_bounds__(kTileThreads,
     nvfp4_quantize_kernel(const Nvfp4Params p) {
   __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
   __shared__ uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
+  __shared__ float multipliers[2][kFiniteScaleCodes];  // rowwise, columnwise
   if (detail::handled_as_padding_cta(p.grid))
     return;
   // The amax kernel ran before this one in the stream.
@@ -233,23 +307,34 @@ __global__ void __launch_bounds__(kTileThreads,
     p.scalars->tensor_scale_rowwise = nvfp4_tensor_dequant_scale(rowwise_encode);
     p.scalars->tensor_scale_columnwise = nvfp4_tensor_dequant_scale(columnwise_encode);
   }
+  static_assert(kTileThreads == 2 * kFiniteScaleCodes);
+  const int copy = static_cast<int>(threadIdx.x) / kFiniteScaleCodes;
+  if (copy == 0 ? kRowwise : kColumnwise) {
+    const auto code = static_cast<uint32_t>(threadIdx.x) % kFiniteScaleCodes;
+    multipliers[copy][code] =
+        element_multiplier_of_code(code, copy == 0 ? rowwise_encode : columnwise_encode);
+  }
 
   const TilePosition tile = detail::tile_position(p.grid);
   uint4 vectors[kLoadsPerThread];
   detail::load_tile<kColumnwise>(p.grid, tile, vectors, staged);
   if (p.blocks_16x16)
-    tile_block_amaxes(vectors, block_amax);  // synchronises the CTA
+    tile_block_amaxes(vectors, block_amax);  // synchronises the CTA (multipliers included)
+  else if (kRowwise)
+    __syncthreads();  // the multipliers (the columnwise copy waits below anyway)
   if constexpr (kRowwise) {
+    const detail::RowwiseTargets targets = detail::rowwise_targets(
+        p.grid, tile, p.rowwise.scale, kNvfp4BlockSize, p.grid.rowwise_padding.padded_scale_cols);
 #pragma unroll
     for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector<kStochastic>(p, tile, detail::load_row(i), detail::load_col(),
-                                           vectors[i], rowwise_encode, block_amax);
+      quantize_rowwise_vector<kStochastic>(p, tile, targets, i, vectors[i], rowwise_encode,
+                                           multipliers[0], block_amax);
     }
   }
   if constexpr (kColumnwise) {
     __syncthreads();
     quantize_columnwise_slice<kStochastic, kHadamard>(p, tile, staged, columnwise_encode,
-                                                      block_amax);
+                                                      multipliers[1], block_amax);
   }
 }
 

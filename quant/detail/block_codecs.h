@@ -30,6 +30,19 @@ GEMMSCOPE_HOST_DEVICE inline uint8_t e8m0_round_up(float value) {
   return static_cast<uint8_t>(exponent + 1);
 }
 
+// encode_e8m0_round_up of a value in [0, 2^127) (no NaN, infinity or saturation), without
+// branches: the rounded-up exponent of a normal value is (bits + 0x7FFFFF) >> 23, and a subnormal
+// rounds to code 1 above 2^-127 (mantissa 0x400000), else to code 0.
+GEMMSCOPE_HOST_DEVICE inline uint32_t e8m0_round_up_below_2_127(float value) {
+  const uint32_t bits = fp32_bits(value);
+  return bits < 0x800000u ? (bits > 0x400000u ? 1u : 0u) : (bits + 0x7FFFFFu) >> 23;
+}
+
+// e8m0_reciprocal of a code below 0xFE: 2^(127 - code) is normal.
+GEMMSCOPE_HOST_DEVICE inline float e8m0_reciprocal_below_fe(uint32_t code) {
+  return fp32_from_bits((254u - code) << 23);
+}
+
 // 1 / 2^(code - 127) = 2^(127 - code), exact for every code: the factor that brings a block's
 // elements into E4M3 range. Code 254 gives the subnormal 2^-127; code 255 (NaN) gives NaN.
 GEMMSCOPE_HOST_DEVICE inline float e8m0_reciprocal(uint8_t code) {
@@ -80,6 +93,15 @@ GEMMSCOPE_HOST_DEVICE inline E2m1Split e2m1_split(float value) {
                    fp32_from_bits(power > 0x3F800000u ? power : 0x3F800000u)};
 }
 
+// e2m1_split of a value that is not NaN, without its sign (0; the caller supplies the sign bits
+// some cheaper way): clamping |value| is one FMNMX instead of two clamps of the value. For
+// non-NaN values magnitude and spacing_p equal e2m1_split's.
+GEMMSCOPE_HOST_DEVICE inline E2m1Split e2m1_split_unsigned(float value) {
+  const float magnitude = fminf(fabsf(value), 6.0f);
+  const uint32_t power = fp32_bits(magnitude) & 0x7F800000u;
+  return E2m1Split{magnitude, 0u, fp32_from_bits(power > 0x3F800000u ? power : 0x3F800000u)};
+}
+
 // code + kE2m1CodeBias of the integer n that `sum` (P + a * 2^-22 rounded) holds, with `sign`.
 GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_code_of_sum(float sum, uint32_t sign) {
   const uint32_t bits = fp32_bits(sum);
@@ -87,9 +109,12 @@ GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_code_of_sum(float sum, uint32_
 }
 
 // encode_e2m1 plus kE2m1CodeBias: round to nearest, ties to even (the FMA's own rounding).
-GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(float value) {
-  const E2m1Split split = e2m1_split(value);
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(const E2m1Split& split) {
   return e2m1_biased_code_of_sum(fmaf(split.magnitude, 0x1p-22f, split.spacing_p), split.sign);
+}
+
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(float value) {
+  return e2m1_biased_nearest(e2m1_split(value));
 }
 
 GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_nearest(float value) {
@@ -112,8 +137,8 @@ GEMMSCOPE_HOST_DEVICE inline float e2m1_floor_sum(float magnitude, float spacing
 // FP32: n * q - q = (floor sum - (P + ulp(P))) * 2^22 (Sterbenz, then a power of two), and adding
 // (1 + uniform) * q, a 17-bit significand times a power of two, gives a number of at most 20
 // significant bits below 8. So the comparison is the reference's, exactly.
-GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_stochastic(float value, uint16_t random_bits) {
-  const E2m1Split split = e2m1_split(value);
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_stochastic(const E2m1Split& split,
+                                                             uint16_t random_bits) {
   const float sum = e2m1_floor_sum(split.magnitude, split.spacing_p);
   const uint32_t p_bits = fp32_bits(split.spacing_p);
   // (P + ulp(P)) * 2^22 and q = P / 2, by their exponent fields.
@@ -122,6 +147,10 @@ GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_stochastic(float value, uint16
   const float one_plus_uniform = fp32_from_bits(0x3F800000u | (uint32_t{random_bits} << 7));
   const bool up = fmaf(one_plus_uniform, q, lower_minus_q) < split.magnitude;
   return e2m1_biased_code_of_sum(sum, split.sign) + (up ? 1u : 0u);
+}
+
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_stochastic(float value, uint16_t random_bits) {
+  return e2m1_biased_stochastic(e2m1_split(value), random_bits);
 }
 
 GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_stochastic(float value, uint16_t random_bits) {

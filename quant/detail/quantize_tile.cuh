@@ -155,18 +155,51 @@ __device__ inline TilePosition tile_position(const TileGrid& grid) {
 }
 
 // Row (within the tile) of load i of this thread, and the first column of its vector.
+// (Divided as unsigned: no signed-division fix-ups.)
 __device__ inline int load_row(int i) {
-  return static_cast<int>(threadIdx.x) / kVectorsPerTileRow + kRowsPerLoad * i;
+  return static_cast<int>(threadIdx.x / kVectorsPerTileRow) + kRowsPerLoad * i;
 }
 __device__ inline int load_col() {
-  return static_cast<int>(threadIdx.x) % kVectorsPerTileRow * kVectorElements;
+  return static_cast<int>(threadIdx.x % kVectorsPerTileRow) * kVectorElements;
+}
+
+// Scale (first_row + i, scale_col) of a swizzled scale buffer, for first_row a multiple of 128
+// and 0 <= i < 128. A CTA's calls share first_row and scale_col / 4, so the 64-bit part of the
+// offset (the 128x4 tile) is computed once and i and scale_col % 4 place the byte in the tile.
+__device__ inline uint8_t& swizzled_scale_at(uint8_t* scale, int64_t first_row, int i,
+                                             int64_t scale_col, int64_t padded_scale_cols) {
+  const int j = static_cast<int>(scale_col % kScaleTileCols);
+  return scale[swizzled_scale_offset(first_row, scale_col - j, padded_scale_cols) +
+               swizzled_offset_in_tile(i, j)];
+}
+
+// Where this thread's loads go in a rowwise copy with `block_size` elements per scale. Load i
+// is element index first_index + i * index_step of the copy (row-major), and its block's scale
+// byte, when the vector starts a block, is scale[4 * i]: load_row(i) = load_row(0) + 32 * i with
+// load_row(0) < 32, so swizzled_offset_in_tile only moves 4 bytes per load. Computed once, so
+// the loads add instead of redoing the 64-bit offsets.
+struct RowwiseTargets {
+  int64_t first_index;
+  int64_t index_step;
+  uint8_t* scale;
+};
+
+__device__ inline RowwiseTargets rowwise_targets(const TileGrid& grid, const TilePosition& tile,
+                                                 uint8_t* scale, int block_size,
+                                                 int64_t padded_scale_cols) {
+  const int64_t col = tile.col0 + load_col();
+  uint8_t* const scale0 =
+      &swizzled_scale_at(scale, tile.row0, load_row(0), col / block_size, padded_scale_cols);
+  return RowwiseTargets{(tile.row0 + load_row(0)) * grid.cols + col, kRowsPerLoad * grid.cols,
+                        scale0};
 }
 
 constexpr int kStagedWords = kTileCols / 2;  // per tile row
 constexpr int kSliceRows = 16;               // rows of a thread's columnwise slice
 
 __device__ inline int staged_word(int row, int word) {
-  return word ^ (row / kSliceRows % 8 * 4);
+  // Rows are non-negative; unsigned arithmetic spares the signed-division fix-ups.
+  return word ^ static_cast<int>(static_cast<unsigned>(row) / kSliceRows % 8 * 4);
 }
 
 // This thread's four vectors of the tile (zeros outside the tensor), also copied to `staged`
@@ -201,8 +234,8 @@ struct ColumnSlice {
 };
 
 __device__ inline ColumnSlice column_slice() {
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int warp = static_cast<int>(threadIdx.x / 32);
   return ColumnSlice{lane % 8 * kSliceRows, 2 * (warp * 4 + lane / 8)};
 }
 
@@ -210,21 +243,11 @@ __device__ inline ColumnSlice column_slice() {
 // row, the first column in the low half.
 __device__ inline void read_column_slice(const uint32_t (*staged)[kStagedWords],
                                          const ColumnSlice& slice, uint32_t (&words)[kSliceRows]) {
+  // first_row is a multiple of kSliceRows: the slice's rows share one swizzle, computed once.
+  const int word = staged_word(slice.first_row, slice.first_col / 2);
 #pragma unroll
-  for (int k = 0; k < kSliceRows; ++k) {
-    const int row = slice.first_row + k;
-    words[k] = staged[row][staged_word(row, slice.first_col / 2)];
-  }
-}
-
-// Scale (first_row + i, scale_col) of a swizzled scale buffer, for first_row a multiple of 128
-// and 0 <= i < 128. A CTA's calls share first_row and scale_col / 4, so the 64-bit part of the
-// offset (the 128x4 tile) is computed once and i and scale_col % 4 place the byte in the tile.
-__device__ inline uint8_t& swizzled_scale_at(uint8_t* scale, int64_t first_row, int i,
-                                             int64_t scale_col, int64_t padded_scale_cols) {
-  const int j = static_cast<int>(scale_col % kScaleTileCols);
-  return scale[swizzled_scale_offset(first_row, scale_col - j, padded_scale_cols) +
-               swizzled_offset_in_tile(i, j)];
+  for (int k = 0; k < kSliceRows; ++k)
+    words[k] = staged[slice.first_row + k][word];
 }
 
 __host__ __device__ inline float bf16_bits_to_float(uint32_t bits16) {
