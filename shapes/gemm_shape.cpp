@@ -32,6 +32,10 @@ std::string to_string(const GemmShape& shape) {
   return std::to_string(shape.m) + "x" + std::to_string(shape.k) + "x" + std::to_string(shape.n);
 }
 
+std::ostream& operator<<(std::ostream& out, Pass pass) {
+  return out << pass_name(pass);
+}
+
 std::ostream& operator<<(std::ostream& out, const GemmShape& shape) {
   return out << to_string(shape);
 }

@@ -19,6 +19,7 @@ enum class Pass { kFprop, kDgrad, kWgrad };
 
 // "Fprop", "Dgrad", "Wgrad": the token used in case names.
 const char* pass_name(Pass pass);
+std::ostream& operator<<(std::ostream& out, Pass pass);  // pass_name(pass)
 
 struct GemmShape {
   int64_t m = 0;
