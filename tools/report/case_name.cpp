@@ -78,10 +78,6 @@ ParsedName parse_quantize_case(const std::vector<std::string_view>& tokens) {
 
 }  // namespace
 
-std::string shape_label(const GemmShape& shape) {
-  return std::to_string(shape.m) + "x" + std::to_string(shape.k) + "x" + std::to_string(shape.n);
-}
-
 std::string GemmCase::key() const {
   std::string key(precision_name(precision));
   key += "/";

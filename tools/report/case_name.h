@@ -13,18 +13,6 @@
 
 namespace gemmscope::report {
 
-struct GemmShape {
-  int64_t m = 0;
-  int64_t k = 0;
-  int64_t n = 0;
-  bool operator==(const GemmShape& other) const {
-    return m == other.m && k == other.k && n == other.n;
-  }
-};
-
-// "MxKxN", the way the report labels a shape.
-std::string shape_label(const GemmShape& shape);
-
 struct GemmCase {
   Precision precision = Precision::kBF16;
   Pass pass = Pass::kFprop;

@@ -20,18 +20,6 @@ std::string_view precision_name(Precision precision) {
   return "?";
 }
 
-std::string_view pass_name(Pass pass) {
-  switch (pass) {
-    case Pass::kFprop:
-      return "Fprop";
-    case Pass::kDgrad:
-      return "Dgrad";
-    case Pass::kWgrad:
-      return "Wgrad";
-  }
-  return "?";
-}
-
 std::string_view mode_name(Mode mode) {
   switch (mode) {
     case Mode::kNative:

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string_view>
 
+#include "shapes/gemm_shape.h"
+
 namespace gemmscope::report {
 
 enum class Precision { kBF16, kFP8Current, kFP8Delayed, kFP8Block, kMXFP8, kNVFP4 };
@@ -15,7 +17,7 @@ inline constexpr std::array<Precision, 6> kPrecisions = {
     Precision::kBF16,     Precision::kFP8Current, Precision::kFP8Delayed,
     Precision::kFP8Block, Precision::kMXFP8,      Precision::kNVFP4};
 
-enum class Pass { kFprop, kDgrad, kWgrad };
+// Pass and pass_name() are shapes/'s (gemm_shape.h), the same tokens gemm_bench writes.
 inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
 
 // kNative is BF16's only mode; it is the baseline of both quantized modes.
@@ -27,7 +29,6 @@ inline constexpr std::array<std::string_view, 4> kModelOps = {"qkv", "attn_out",
                                                               "mlp_down"};
 
 std::string_view precision_name(Precision precision);
-std::string_view pass_name(Pass pass);
 std::string_view mode_name(Mode mode);
 
 std::optional<Precision> parse_precision(std::string_view token);

@@ -73,8 +73,8 @@ MergedInput merge_files(const std::vector<BenchmarkFile>& files) {
       CaseResult& earlier = merged.cases[known->second];
       std::string described = key;
       if (!(earlier.gemm.shape == result.gemm.shape)) {
-        described += " (shape " + shape_label(earlier.gemm.shape) + " -> " +
-                     shape_label(result.gemm.shape) + ")";
+        described += " (shape " + to_string(earlier.gemm.shape) + " -> " +
+                     to_string(result.gemm.shape) + ")";
       }
       auto& replaced = replaced_by_source[earlier.source];
       if (replaced.empty())

@@ -171,7 +171,7 @@ void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
     for (std::string_view op_name : kModelOps) {
       const std::string op(op_name);
       const auto& shape = mode.op_shapes.at(pass).at(op);
-      table.rows.push_back(row_of({op, shape ? shape_label(*shape) : "?"},
+      table.rows.push_back(row_of({op, shape ? to_string(*shape) : "?"},
                                   mode.per_op_ms.at(pass).at(op), mode.precisions, format_ms,
                                   cell));
     }
@@ -216,7 +216,7 @@ void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, Ce
   }
   for (const ShapesRow& row : mode.rows) {
     std::vector<std::string> cells = {row.op, std::string(pass_name(row.pass)),
-                                      shape_label(row.shape)};
+                                      to_string(row.shape)};
     for (Precision precision : mode.precisions) {
       cells.push_back(cell(row.ms.at(precision), format_ms));
       cells.push_back(cell(row.tflops.at(precision), format_tflops));

@@ -73,9 +73,7 @@ ShapesRow build_row(const std::vector<const CaseResult*>& cases, const RowKey& k
 }  // namespace
 
 double tflops(const GemmShape& shape, double ms) {
-  const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.k) *
-                       static_cast<double>(shape.n);
-  return flops / (ms * 1e9);
+  return shape.flops() / (ms * 1e9);
 }
 
 std::optional<ShapesReport> build_shapes_report(const std::vector<CaseResult>& cases,
