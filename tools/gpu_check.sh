@@ -71,7 +71,7 @@ stage_sweep() {
 # The README's main job exactly as written (default CUDA architectures), in its own build dir.
 stage_readme() {
   rm -rf build-readme
-  run readme bash -c "cmake -S . -B build-readme && cmake --build build-readme -j && \
+  run readme bash -c "cmake -S . -B build-readme && cmake --build build-readme -j 8 && \
     build-readme/bench/gemm_bench --benchmark_out=$out/readme.json --benchmark_out_format=json \
     && build-readme/tools/gemm_report --svg=$out/readme.svg $out/readme.json"
   tail -n 60 "$out/readme.log"
