@@ -8,6 +8,7 @@
 #include "quant/cuda_check.h"
 #include "quant/detail/block_codecs.h"
 #include "quant/detail/launch_checks.h"
+#include "quant/detail/nibble_transpose.h"
 #include "quant/detail/quantize_tile.cuh"
 #include "quant/hadamard.h"
 #include "quant/nvfp4_amax.h"
@@ -29,6 +30,8 @@ using detail::kTileCols;
 using detail::kTileRows;
 using detail::kTileThreads;
 using detail::kVectorElements;
+using detail::kVectorsPerTileRow;
+using detail::TileCursor;
 using detail::TileGrid;
 using detail::TilePosition;
 
@@ -37,8 +40,9 @@ constexpr int kWarps = kTileThreads / 32;
 constexpr int kBlockRowsPerTile = kTileRows / kNvfp4BlockSize;  // 8
 constexpr int kBlockColsPerTile = kTileCols / kNvfp4BlockSize;  // 4
 
-// Stochastic rounding and the columnwise Hadamard transform are template arguments of the kernel
-// (they decide its register needs); the block shape is a plain flag.
+// A launch's parameters. Which copies, stochastic rounding, the columnwise Hadamard transform
+// and the transposed-codes path are template arguments of the kernel (they decide its register
+// needs and its shared memory); the block shape is a plain flag.
 struct Nvfp4Params {
   TileGrid grid;
   Nvfp4CopyBuffers rowwise;
@@ -49,44 +53,63 @@ struct Nvfp4Params {
   uint64_t rounding_seed;
 };
 
-// A block's stored scale and what its elements are multiplied by before E2M1 rounding.
-struct BlockScale {
-  uint32_t code;
-  float multiplier;
-  bool poisoned;  // the block holds inf or NaN: NaN scale, element codes 0
-};
-
 // The scale codes a finite block amax can get: __NV_SATFINITE keeps a non-negative, non-NaN
 // input at or below 0x7E (448), so the element multiplier of every code is in a 128-entry table.
 constexpr int kFiniteScaleCodes = 128;
 
-// The element multiplier of block-scale `code` of a copy with `encode_scale`.
+// What a copy's blocks need: nvfp4_block_scale_factor (computed once), and each finite scale
+// code's element multiplier,
+// built once per CTA in shared memory (the full-precision division of nvfp4_element_multiplier
+// runs once per code instead of once per block).
+struct CopyScaling {
+  float block_factor;
+  const float* multipliers;
+};
+
+// The code's value, exactly: a non-negative E4M3 code shifted into an FP32 exponent and
+// mantissa is its value times 2^-120 (E4M3 subnormals become FP32 subnormals).
 __device__ inline float element_multiplier_of_code(uint32_t code, float encode_scale) {
-  // The code's value, exactly: a non-negative E4M3 code shifted into an FP32 exponent and
-  // mantissa is its value times 2^-120 (E4M3 subnormals become FP32 subnormals).
   const float stored = fp32_from_bits(code << 20) * 0x1p120f;
   return nvfp4_element_multiplier(stored, encode_scale);
 }
 
-// Each copy's multipliers (multipliers[code]), built once per CTA: the full-precision division of
-// nvfp4_element_multiplier then runs once per code instead of once per block.
-__device__ inline BlockScale block_scale(float block_amax, float encode_scale,
-                                         const float* multipliers) {
-  if (!(block_amax <= FLT_MAX))
-    return BlockScale{kNvfp4NanScale, 0.0f, true};
-  const uint32_t code = __nv_cvt_float_to_fp8(nvfp4_block_scale_unrounded(block_amax, encode_scale),
-                                              __NV_SATFINITE, __NV_E4M3);
-  return BlockScale{code, multipliers[code], false};
+// A block's stored scale and what its elements are multiplied by before E2M1 rounding. A block
+// holding inf or NaN is `poisoned`: NaN scale, element codes 0 (the caller selects them).
+struct BlockScale {
+  uint32_t code;
+  float multiplier;
+  bool poisoned;
+};
+
+__device__ inline BlockScale block_scale(float block_amax, const CopyScaling& scaling) {
+  const bool poisoned = !(block_amax <= FLT_MAX);
+  const uint32_t code = poisoned ? kNvfp4NanScale
+                                 : __nv_cvt_float_to_fp8(nvfp4_block_scale_unrounded_from_factor(
+                                                             block_amax, scaling.block_factor),
+                                                         __NV_SATFINITE, __NV_E4M3);
+  return BlockScale{code, scaling.multipliers[code % kFiniteScaleCodes], poisoned};
+}
+
+// Round-to-nearest E2M1 codes of 8 consecutive elements, packed in memory order, when `signs`
+// holds their sign bits (at 4k + 3, from sign_nibbles) and no value is NaN.
+__device__ inline uint32_t e2m1_word_nearest(const float* values, float multiplier,
+                                             uint32_t signs) {
+  uint32_t sums[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    sums[k] = detail::e2m1_magnitude_code_sum(values[k] * multiplier);
+  return detail::pack_e2m1_magnitude_sums(sums) | signs;
 }
 
 // E2M1 codes of 8 consecutive elements of a copy, the first at row-major position `index` (a
 // multiple of 8, so their random bits come from one Philox block), packed in memory order.
-// kSignsGiven: `signs` holds the elements' sign bits at 4k + 3 (sign_nibbles below) and no value
-// is NaN, so each element needs only its magnitude's code; otherwise `signs` is 0 and each
-// element's sign comes from its value (a NaN encodes as +6, like e2m1_split).
+// kSignsGiven: as for e2m1_word_nearest; otherwise `signs` is 0 and each element's sign comes
+// from its value (a NaN encodes as +6, like e2m1_split).
 template <bool kStochastic, bool kSignsGiven>
 __device__ inline uint32_t e2m1_word(const float* values, float multiplier, const Nvfp4Params& p,
                                      uint32_t rounding_stream, uint64_t index, uint32_t signs) {
+  if constexpr (!kStochastic && kSignsGiven)
+    return e2m1_word_nearest(values, multiplier, signs);
   uint32_t word = signs - detail::kE2m1WordBias;  // see block_codecs.h
   const auto split = [multiplier](float value) {
     return kSignsGiven ? detail::e2m1_split_unsigned(value * multiplier)
@@ -129,12 +152,25 @@ __device__ inline uint32_t sign_nibbles(uint32_t even, uint32_t odd) {
   return (even & 0x08080808u) | (odd & 0x80808080u);
 }
 
+// Shared memory of one CTA. `staged` holds the BF16 tile for a columnwise copy made from the
+// input; `codes` the rowwise codes (and `block_codes` the 16x16 blocks' scale codes) for one
+// made by transposing them.
+template <bool kStageInput, bool kTransposeCodes>
+struct Nvfp4Shared {
+  uint32_t staged[kStageInput ? kTileRows : 1][kStagedWords];
+  uint32_t codes[kTransposeCodes ? kTileRows : 1][kVectorsPerTileRow];
+  uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
+  uint32_t block_amax_partial[kLoadsPerThread][kWarps][kBlockColsPerTile];
+  uint8_t block_codes[kBlockColsPerTile][kBlockRowsPerTile];  // [block col][block row]
+  float multipliers[2][kFiniteScaleCodes];                    // rowwise, columnwise
+};
+
 // For 16x16 blocks: each block's amax (BF16 magnitude bits) over the tile, in shared memory.
 // The 16 rows of block row g are held by loads i = g / 2 of warps 4 * (g % 2) .. +3, 4 rows per
 // warp; three shuffles reduce a warp's 4 rows x 16 columns, shared memory the four warps.
 __device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread],
+                                         uint32_t (*partial)[kWarps][kBlockColsPerTile],
                                          uint32_t (*amax)[kBlockColsPerTile]) {
-  __shared__ uint32_t warp_partial[kLoadsPerThread][kWarps][kBlockColsPerTile];
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
@@ -144,7 +180,7 @@ __device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread]
     m = max(m, __shfl_xor_sync(kFullWarp, m, 8));  // the warp's other rows
     m = max(m, __shfl_xor_sync(kFullWarp, m, 16));
     if (lane < 8 && lane % 2 == 0)
-      warp_partial[i][warp][lane / 2] = m;
+      partial[i][warp][lane / 2] = m;
   }
   __syncthreads();
   if (threadIdx.x < kBlockRowsPerTile * kBlockColsPerTile) {
@@ -152,27 +188,33 @@ __device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread]
     const int block_col = static_cast<int>(threadIdx.x) % kBlockColsPerTile;
     const int first_warp = block_row % 2 * 4;
     uint32_t m = 0;
-    for (int w = first_warp; w < first_warp + 4; ++w) {
-      m = max(m, warp_partial[block_row / 2][w][block_col]);
-    }
+    for (int w = first_warp; w < first_warp + 4; ++w)
+      m = max(m, partial[block_row / 2][w][block_col]);
     amax[block_row][block_col] = m;
   }
   __syncthreads();
 }
 
-// One thread's 8 elements of the rowwise copy. With 1x16 blocks the block's other 8 are in the
+// Word `g` of a tile row's codes in `codes`, XOR-swizzled by (row / 8) % 8 so that the
+// transposing threads (16 consecutive 8-row groups per half warp) read different banks.
+__device__ inline int code_word(int row, int g) {
+  return g ^ static_cast<int>(static_cast<unsigned>(row) / 8 % 8);
+}
+
+// One thread's 8 elements of the rowwise codes: stored to the rowwise copy when kRowwise, to
+// shared memory when kTransposeCodes. With 1x16 blocks the block's other 8 are in the
 // neighbouring lane; every lane must call this (it shuffles).
-template <bool kStochastic>
+template <bool kRowwise, bool kStochastic, bool kTransposeCodes, typename Shared>
 __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TilePosition& tile,
-                                               const detail::RowwiseTargets& targets, int i,
-                                               const uint4& vector, float encode_scale,
-                                               const float* multipliers,
-                                               const uint32_t (*block_amax)[kBlockColsPerTile]) {
+                                               const detail::RowwiseTargets& targets,
+                                               uint32_t* row_words, int64_t row_word_step, int i,
+                                               const uint4& vector, const CopyScaling& scaling,
+                                               Shared& shared) {
   const int row = detail::load_row(i);
   const int col = detail::load_col();
   uint32_t amax_bits = 0;
   if (p.blocks_16x16) {
-    amax_bits = block_amax[row / kNvfp4BlockSize][col / kNvfp4BlockSize];
+    amax_bits = shared.block_amax[row / kNvfp4BlockSize][col / kNvfp4BlockSize];
   } else {
     amax_bits = bf16_abs_max_bits(vector);
     amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 1));
@@ -180,38 +222,98 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   if (row >= tile.valid_rows || col >= tile.valid_cols)
     return;
 
-  const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), encode_scale, multipliers);
-  const auto index = static_cast<uint64_t>(targets.first_index + i * targets.index_step);
-  uint32_t word = 0;
-  if (!scale.poisoned) {
-    float values[kVectorElements];
+  const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), scaling);
+  float values[kVectorElements];
 #pragma unroll
-    for (int k = 0; k < kVectorElements; ++k)
-      values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
-    // The block is finite and the multiplier positive and finite, so no product is NaN and each
-    // has its element's sign.
-    const SignMasks signs = sign_masks(vector.x, vector.y, vector.z, vector.w);
-    word = e2m1_word<kStochastic, true>(values, scale.multiplier, p, kRowwiseRoundingStream, index,
-                                        sign_nibbles(signs.low, signs.high));
+  for (int k = 0; k < kVectorElements; ++k)
+    values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
+  // A finite block has a positive, finite multiplier, so no product is NaN and each has its
+  // element's sign. A poisoned block's codes are computed from junk and replaced by 0.
+  const SignMasks signs = sign_masks(vector.x, vector.y, vector.z, vector.w);
+  uint32_t word = e2m1_word<kStochastic, true>(
+      values, scale.multiplier, p, kRowwiseRoundingStream,
+      static_cast<uint64_t>(targets.first_index + i * targets.index_step),
+      sign_nibbles(signs.low, signs.high));
+  word = scale.poisoned ? 0u : word;
+  if constexpr (kRowwise) {
+    row_words[i * row_word_step] = word;
+    if (col % kNvfp4BlockSize == 0)
+      targets.scale[4 * i] = static_cast<uint8_t>(scale.code);
   }
-  *reinterpret_cast<uint32_t*>(p.rowwise.data + index / 2) = word;
-  if (col % kNvfp4BlockSize == 0)
-    targets.scale[4 * i] = static_cast<uint8_t>(scale.code);
+  if constexpr (kTransposeCodes) {
+    shared.codes[row][code_word(row, col / kVectorElements)] = word;
+    if (row % kNvfp4BlockSize == 0 && col % kNvfp4BlockSize == 0) {
+      shared.block_codes[col / kNvfp4BlockSize][row / kNvfp4BlockSize] =
+          static_cast<uint8_t>(scale.code);
+    }
+  }
 }
 
-// This thread's columnwise slice: 16 rows (one block) of two neighbouring columns,
-// Hadamard-transformed when asked. Each column's block becomes 8 bytes of one row of the
-// transposed copy; the 8 lanes of a column pair write 64 contiguous bytes of each of its two rows.
-template <bool kStochastic, bool kHadamard>
+// The columnwise copy of 16x16 blocks from the rowwise codes in shared memory: both copies share
+// each block's scale (and, without Hadamard transform or stochastic rounding, the tensor scale
+// and every rounding), so the columnwise codes are the rowwise ones transposed. Threads 0..127
+// each transpose an 8x8 group of codes (rows 8 * (t % 16) .., columns 8 * (t / 16) ..) and
+// write its 8 columns as 4 bytes each: a half warp covers 64 contiguous bytes of a columnwise
+// row. Threads 128..255 write the scales: each one row of the columnwise copy's 8 block
+// scales for this tile, two groups of 4 adjacent bytes in the swizzled layout.
+template <typename Shared>
+__device__ inline void columnwise_from_codes(const Nvfp4Params& p, const TilePosition& tile,
+                                             const Shared& shared) {
+  constexpr int kTransposers = kTileRows / 8 * kVectorsPerTileRow;  // 128
+  const int t = static_cast<int>(threadIdx.x);
+  if (t < kTransposers) {
+    const int row_group = t % 16;
+    const int col_group = t / 16;
+    const int first_row = 8 * row_group;
+    if (first_row >= tile.valid_rows || 8 * col_group >= tile.valid_cols)
+      return;
+    uint32_t words[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      words[k] = shared.codes[first_row + k][code_word(first_row + k, col_group)];
+    detail::transpose_nibbles_8x8(words);
+    const int64_t out_row = tile.col0 + 8 * col_group;
+    auto* out = reinterpret_cast<uint32_t*>(p.columnwise.data +
+                                            (out_row * p.grid.rows + tile.row0 + first_row) / 2);
+    const int64_t out_step = p.grid.rows / 8;  // words per columnwise row
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      out[j * out_step] = words[j];
+    return;
+  }
+  const int u = t - kTransposers;
+  const int col = u % kTileCols;
+  const int half = u / kTileCols;  // block rows 4 * half .. + 3
+  const int first_block_row = 4 * half;
+  const int valid_block_rows = tile.valid_rows / kNvfp4BlockSize - first_block_row;
+  if (col >= tile.valid_cols || valid_block_rows <= 0)
+    return;
+  const int64_t out_row = tile.col0 + col;
+  uint8_t* scale = &detail::swizzled_scale_at(
+      p.columnwise.scale, out_row - out_row % kScaleTileRows,
+      static_cast<int>(out_row % kScaleTileRows), (tile.row0 / kNvfp4BlockSize) + first_block_row,
+      p.grid.columnwise_padding.padded_scale_cols);
+  const uint8_t* codes = &shared.block_codes[col / kNvfp4BlockSize][first_block_row];
+  if (valid_block_rows >= 4) {
+    *reinterpret_cast<uint32_t*>(scale) = *reinterpret_cast<const uint32_t*>(codes);
+  } else {
+    for (int b = 0; b < valid_block_rows; ++b)  // the rest is padding, written elsewhere
+      scale[b] = codes[b];
+  }
+}
+
+// This thread's columnwise slice of the staged input: 16 rows (one block) of two neighbouring
+// columns, Hadamard-transformed when asked. Each column's block becomes 8 bytes of one row of
+// the transposed copy; the 8 lanes of a column pair write 64 contiguous bytes of each of its
+// two rows.
+template <bool kStochastic, bool kHadamard, typename Shared>
 __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const TilePosition& tile,
-                                                 const uint32_t (*staged)[kStagedWords],
-                                                 float encode_scale, const float* multipliers,
-                                                 const uint32_t (*block_amax)[kBlockColsPerTile]) {
+                                                 const CopyScaling& scaling, const Shared& shared) {
   const ColumnSlice slice = detail::column_slice();
   if (slice.first_col >= tile.valid_cols || slice.first_row >= tile.valid_rows)
     return;
   uint32_t words[kSliceRows];
-  detail::read_column_slice(staged, slice, words);
+  detail::read_column_slice(shared.staged, slice, words);
   // Without the transform each value's sign is its element's (as in the rowwise copy): the byte
   // masks of rows 0, 2, .. 14 and 1, 3, .. 15, column 0 in `low`, column 1 in `high`.
   SignMasks even_rows[2] = {};
@@ -248,7 +350,7 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
     float amax = 0.0f;
     if (p.blocks_16x16) {
       amax = bf16_bits_to_float(
-          block_amax[slice.first_row / kNvfp4BlockSize][slice.first_col / kNvfp4BlockSize]);
+          shared.block_amax[slice.first_row / kNvfp4BlockSize][slice.first_col / kNvfp4BlockSize]);
     } else if constexpr (!kHadamard) {
       amax = bf16_bits_to_float(j == 0 ? amax_pair & 0xFFFFu : amax_pair >> 16);
     } else {
@@ -259,7 +361,7 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
       amax = fp32_from_bits(amax_bits);
     }
 
-    const BlockScale scale = block_scale(amax, encode_scale, multipliers);
+    const BlockScale scale = block_scale(amax, scaling);
     const int64_t out_row = tile.col0 + slice.first_col + j;
     const int64_t out_col = tile.row0 + slice.first_row;
     const auto index = static_cast<uint64_t>(out_row * p.grid.rows + out_col);
@@ -285,21 +387,70 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
   }
 }
 
-// CTAs per SM each variant is compiled for: as many as its registers allow without spilling
-// (the load phase of the CTAs resident on an SM is what keeps memory busy).
-constexpr int min_ctas_per_sm(bool columnwise, bool stochastic, bool hadamard) {
-  return hadamard || (stochastic && columnwise) ? 4 : 5;
+// One tile, its vectors already loaded. Shared memory is reused from tile to tile, so the CTA
+// first waits for every reader of the previous tile (and, on its first tile, for the
+// multiplier tables).
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes,
+          typename Shared>
+__device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& tile,
+                                     const uint4 (&vectors)[kLoadsPerThread],
+                                     const CopyScaling& rowwise_scaling,
+                                     const CopyScaling& columnwise_scaling, Shared& shared) {
+  constexpr bool kStageInput = kColumnwise && !kTransposeCodes;
+  __syncthreads();
+  if constexpr (kStageInput)
+    detail::stage_tile(vectors, shared.staged);
+  if (p.blocks_16x16)
+    tile_block_amaxes(vectors, shared.block_amax_partial, shared.block_amax);  // synchronises
+  if constexpr (kRowwise || kTransposeCodes) {
+    // Where the rowwise copy goes, if it is written; its data as words (a vector's 8 codes).
+    detail::RowwiseTargets targets{0, 0, nullptr};
+    uint32_t* row_words = nullptr;
+    int64_t row_word_step = 0;
+    if constexpr (kRowwise) {
+      targets = detail::rowwise_targets(p.grid, tile, p.rowwise.scale, kNvfp4BlockSize,
+                                        p.grid.rowwise_padding.padded_scale_cols);
+      row_words = reinterpret_cast<uint32_t*>(p.rowwise.data) + targets.first_index / 8;
+      row_word_step = targets.index_step / 8;
+    }
+#pragma unroll
+    for (int i = 0; i < kLoadsPerThread; ++i) {
+      quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes>(
+          p, tile, targets, row_words, row_word_step, i, vectors[i], rowwise_scaling, shared);
+    }
+  }
+  if constexpr (kColumnwise) {
+    __syncthreads();
+    if constexpr (kTransposeCodes) {
+      columnwise_from_codes(p, tile, shared);
+    } else {
+      quantize_columnwise_slice<kStochastic, kHadamard>(p, tile, columnwise_scaling, shared);
+    }
+  }
 }
 
-template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard>
+// Registers per thread each variant may use, as CTAs per SM: four CTAs of 256 threads leave 64
+// registers, enough for the vectors of two tiles (the one converted, the one loading) and the
+// round-to-nearest conversion; stochastic rounding and the columnwise copy made from the staged
+// input (with its 16-row slices) get 85 so that they spill little or nothing.
+constexpr int min_ctas_per_sm(bool columnwise, bool stochastic, bool transpose_codes) {
+  return stochastic || (columnwise && !transpose_codes) ? 3 : 4;
+}
+
+// Each data CTA walks its tiles (TileCursor), loading the next tile's vectors before it
+// converts the current one, so that the loads are in flight during the arithmetic; the set-up
+// (encode scales, multiplier tables) overlaps the first tile's loads.
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes>
 __global__ void __launch_bounds__(kTileThreads,
-                                  min_ctas_per_sm(kColumnwise, kStochastic, kHadamard))
+                                  min_ctas_per_sm(kColumnwise, kStochastic, kTransposeCodes))
     nvfp4_quantize_kernel(const Nvfp4Params p) {
-  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
-  __shared__ uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
-  __shared__ float multipliers[2][kFiniteScaleCodes];  // rowwise, columnwise
+  __shared__ __align__(16) Nvfp4Shared<kColumnwise && !kTransposeCodes, kTransposeCodes> shared;
   if (detail::handled_as_padding_cta(p.grid))
     return;
+  TileCursor cursor = detail::first_tile(p.grid);
+  uint4 vectors[kLoadsPerThread];
+  detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), vectors);
+
   // The amax kernel ran before this one in the stream.
   const float rowwise_encode = nvfp4_encode_scale(p.scalars->amax_rowwise);
   const float columnwise_encode = nvfp4_encode_scale(p.scalars->amax_columnwise);
@@ -309,33 +460,43 @@ __global__ void __launch_bounds__(kTileThreads,
   }
   static_assert(kTileThreads == 2 * kFiniteScaleCodes);
   const int copy = static_cast<int>(threadIdx.x) / kFiniteScaleCodes;
-  if (copy == 0 ? kRowwise : kColumnwise) {
+  if (copy == 0 ? kRowwise || kTransposeCodes : kColumnwise) {
     const auto code = static_cast<uint32_t>(threadIdx.x) % kFiniteScaleCodes;
-    multipliers[copy][code] =
+    shared.multipliers[copy][code] =
         element_multiplier_of_code(code, copy == 0 ? rowwise_encode : columnwise_encode);
   }
+  const CopyScaling rowwise_scaling{nvfp4_block_scale_factor(rowwise_encode),
+                                    shared.multipliers[0]};
+  const CopyScaling columnwise_scaling{nvfp4_block_scale_factor(columnwise_encode),
+                                       shared.multipliers[1]};
 
-  const TilePosition tile = detail::tile_position(p.grid);
-  uint4 vectors[kLoadsPerThread];
-  detail::load_tile<kColumnwise>(p.grid, tile, vectors, staged);
-  if (p.blocks_16x16)
-    tile_block_amaxes(vectors, block_amax);  // synchronises the CTA (multipliers included)
-  else if (kRowwise)
-    __syncthreads();  // the multipliers (the columnwise copy waits below anyway)
-  if constexpr (kRowwise) {
-    const detail::RowwiseTargets targets = detail::rowwise_targets(
-        p.grid, tile, p.rowwise.scale, kNvfp4BlockSize, p.grid.rowwise_padding.padded_scale_cols);
+  for (;;) {
+    const TilePosition tile = detail::tile_position(p.grid, cursor);
+    detail::advance_tile(p.grid, cursor);
+    const bool more = detail::is_data_tile(p.grid, cursor);
+    uint4 next[kLoadsPerThread];
+    if (more)
+      detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), next);
+    quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>(
+        p, tile, vectors, rowwise_scaling, columnwise_scaling, shared);
+    if (!more)
+      break;
 #pragma unroll
-    for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector<kStochastic>(p, tile, targets, i, vectors[i], rowwise_encode,
-                                           multipliers[0], block_amax);
-    }
+    for (int i = 0; i < kLoadsPerThread; ++i)
+      vectors[i] = next[i];
   }
-  if constexpr (kColumnwise) {
-    __syncthreads();
-    quantize_columnwise_slice<kStochastic, kHadamard>(p, tile, staged, columnwise_encode,
-                                                      multipliers[1], block_amax);
-  }
+}
+
+// How many CTAs of `kernel` fit on the device at once: the data CTAs of a launch.
+template <typename Kernel>
+int64_t resident_ctas(Kernel kernel) {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileThreads, 0));
+  return static_cast<int64_t>(sms) * per_sm;
 }
 
 }  // namespace
@@ -359,19 +520,32 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
   p.rounding_seed = options.rounding_seed;
   const bool columnwise_hadamard = options.columnwise_hadamard && has_columnwise(copies);
 
+  // 16x16 blocks without a transform or random rounding: the columnwise codes are the rowwise
+  // ones transposed (columnwise_from_codes).
+  const bool transpose_codes = p.blocks_16x16 && !options.stochastic_rounding &&
+                               !columnwise_hadamard && has_columnwise(copies);
+
   compute_nvfp4_amax(input, rows, cols, columnwise_hadamard, sign_mask, scalars, stream);
+  const auto launch = [&](auto kernel) {
+    detail::limit_data_ctas(p.grid, resident_ctas(kernel), "NVFP4 quantize");
+    kernel<<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
+  };
   detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
     constexpr bool kRowwise = decltype(rowwise_copy)::value;
     constexpr bool kColumnwise = decltype(columnwise_copy)::value;
+    if constexpr (kColumnwise) {
+      if (transpose_codes) {
+        launch(nvfp4_quantize_kernel<kRowwise, true, false, false, true>);
+        return;
+      }
+    }
     detail::with_flag(options.stochastic_rounding, [&](auto stochastic) {
       constexpr bool kStochastic = decltype(stochastic)::value;
       detail::with_flag(columnwise_hadamard, [&](auto hadamard) {
         constexpr bool kHadamard = decltype(hadamard)::value;
         // No kernel transforms a copy it does not write.
-        if constexpr (kColumnwise || !kHadamard) {
-          nvfp4_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard>
-              <<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
-        }
+        if constexpr (kColumnwise || !kHadamard)
+          launch(nvfp4_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard, false>);
       });
     });
   });

@@ -46,10 +46,19 @@ GEMMSCOPE_HOST_DEVICE inline float nvfp4_tensor_dequant_scale(float encode_scale
   return 1.0f / encode_scale;
 }
 
-// The block scale before its rounding to E4M3.
+// The block scale before its rounding to E4M3, in two steps so that a kernel computes the
+// per-tensor factor once.
+GEMMSCOPE_HOST_DEVICE inline float nvfp4_block_scale_factor(float encode_scale) {
+  return encode_scale * (1.0f / 6.0f);
+}
+GEMMSCOPE_HOST_DEVICE inline float nvfp4_block_scale_unrounded_from_factor(float block_amax,
+                                                                           float factor) {
+  return block_amax * factor;
+}
 GEMMSCOPE_HOST_DEVICE inline float nvfp4_block_scale_unrounded(float block_amax,
                                                                float encode_scale) {
-  return block_amax * (encode_scale * (1.0f / 6.0f));
+  return nvfp4_block_scale_unrounded_from_factor(block_amax,
+                                                 nvfp4_block_scale_factor(encode_scale));
 }
 
 // The factor the block's elements are multiplied by before E2M1 rounding, from the block

@@ -121,6 +121,63 @@ GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_nearest(float value) {
   return static_cast<uint8_t>(e2m1_biased_nearest(value) - kE2m1CodeBias);
 }
 
+// (bits & 0x7F800000) | 2 in one LOP3: written as PTX with the mask in a register, as ptxas
+// otherwise spends two instructions on the two constants.
+GEMMSCOPE_HOST_DEVICE inline uint32_t exponent_field_or_2(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  uint32_t result;
+  asm("lop3.b32 %0, %1, %2, 2, 0xEA;" : "=r"(result) : "r"(bits), "r"(0x7F800000u));
+  return result;
+#else
+  return (bits & 0x7F800000u) | 2u;
+#endif
+}
+
+// The round-to-nearest conversion of the kernels' hot loops, a variant of the one above that
+// packs cheaper. Instead of P it adds P' = P + (2 log2 P + 256) ulp(P): the FMA's rounding is
+// the same (the offset is a whole, even number of ulps), and the low mantissa bits of the sum
+// are then n + 2 log2 P, the code itself, with bits 3..7 zero (the 256 keeps bit 8 set so that
+// no borrow is needed for P = 1). P' comes from E = the magnitude's exponent field, with 2 in
+// its low bits: E + (E >> 22) is 127 * 2 + 2 log2 P above it (one LEA.HI), and the maximum
+// with 1.0 + 256 ulp covers magnitudes below 1 (P = 1). Returns the sum's bits; its low byte is
+// encode_e2m1(value) & 7 (the magnitude's code: NaN gives 7, as there).
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_magnitude_code_sum(float value) {
+  const float magnitude = fminf(fabsf(value), 6.0f);  // NaN -> 6
+  const uint32_t exponent = exponent_field_or_2(fp32_bits(magnitude));
+  const uint32_t offset_p = exponent + (exponent >> 22);
+  const uint32_t p_prime = offset_p > 0x3F800100u ? offset_p : 0x3F800100u;
+  return fp32_bits(fmaf(magnitude, 0x1p-22f, fp32_from_bits(p_prime)));
+}
+
+// __byte_perm on the GPU (one PRMT), written out on the host: byte k of the result is byte
+// (selector nibble k) of the eight bytes {b:a}. The sign-replicating mode is not used.
+GEMMSCOPE_HOST_DEVICE inline uint32_t select_bytes(uint32_t a, uint32_t b, uint32_t selector) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(a, b, selector);
+#else
+  const uint64_t both = uint64_t{b} << 32 | a;
+  uint32_t result = 0;
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t pick = (selector >> (4 * k)) & 0x7u;
+    result |= static_cast<uint32_t>((both >> (8 * pick)) & 0xFFu) << (8 * k);
+  }
+  return result;
+#endif
+}
+
+// Byte k of the result is the low byte of argument k.
+GEMMSCOPE_HOST_DEVICE inline uint32_t gather_low_bytes(uint32_t b0, uint32_t b1, uint32_t b2,
+                                                       uint32_t b3) {
+  return select_bytes(select_bytes(b0, b1, 0x0040), select_bytes(b2, b3, 0x0040), 0x5410);
+}
+
+// Eight e2m1_magnitude_code_sum results as a word, code k in nibble k (sign bits 0): the low
+// byte of sum_even + (sum_odd << 4) is a packed pair, and four pairs gather into the word.
+GEMMSCOPE_HOST_DEVICE inline uint32_t pack_e2m1_magnitude_sums(const uint32_t (&sums)[8]) {
+  return gather_low_bytes(sums[0] + (sums[1] << 4), sums[2] + (sums[3] << 4),
+                          sums[4] + (sums[5] << 4), sums[6] + (sums[7] << 4));
+}
+
 // P + a * 2^-22 rounded toward zero: n = floor(a / q). The host has no per-operation rounding
 // mode, so it corrects the nearest sum when that rounded up (for the tests that sweep this).
 GEMMSCOPE_HOST_DEVICE inline float e2m1_floor_sum(float magnitude, float spacing_p) {

@@ -15,7 +15,11 @@
 // read eight different banks, the staging stores (8 lanes per row) stay conflict-free, and the
 // swizzle keeps a 16-byte vector in one piece.
 //
-// CTAs after the data tiles write the scale buffers' padding (detail/swizzled_padding.cuh).
+// A kernel either gives each CTA one tile (MXFP8), or walks the tiles with fewer CTAs than
+// tiles (NVFP4, limit_data_ctas): CTA b then takes tiles b, b + data_ctas, ... in row-major
+// tile order (TileCursor), so its set-up work is paid once and it can load the next tile
+// while it converts this one. CTAs after the data CTAs write the scale buffers' padding
+// (detail/swizzled_padding.cuh).
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -45,12 +49,27 @@ struct TileGrid {
   const __nv_bfloat16* input = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
+  int64_t row_tiles = 0;
   int64_t col_tiles = 0;
   int64_t data_tiles = 0;
+  int64_t data_ctas = 0;  // CTAs that walk the data tiles (data_tiles unless limited)
+  // A data CTA's step from one tile to its next, data_ctas tiles on, as whole tile rows plus
+  // tile columns.
+  int64_t step_row_tiles = 0;
+  int64_t step_col_tiles = 0;
   SwizzledPadding rowwise_padding;
   SwizzledPadding columnwise_padding;
-  unsigned ctas = 0;  // data tiles, then padding CTAs
+  unsigned ctas = 0;  // data CTAs, then padding CTAs
 };
+
+inline void set_data_ctas(TileGrid& grid, int64_t data_ctas, const std::string& context) {
+  grid.data_ctas = data_ctas;
+  grid.step_row_tiles = data_ctas / grid.col_tiles;
+  grid.step_col_tiles = data_ctas % grid.col_tiles;
+  grid.ctas = checked_grid(
+      data_ctas + padding_ctas(grid.rowwise_padding, grid.columnwise_padding, kTileThreads),
+      grid.rows, grid.cols, context);
+}
 
 // For `copies` of the [rows, cols] input with `block_size` elements per scale. Throws
 // std::invalid_argument when the grid is too large.
@@ -61,18 +80,24 @@ inline TileGrid make_tile_grid(const __nv_bfloat16* input, int64_t rows, int64_t
   grid.input = input;
   grid.rows = rows;
   grid.cols = cols;
+  grid.row_tiles = (rows + kTileRows - 1) / kTileRows;
   grid.col_tiles = (cols + kTileCols - 1) / kTileCols;
-  grid.data_tiles = (rows + kTileRows - 1) / kTileRows * grid.col_tiles;
+  grid.data_tiles = grid.row_tiles * grid.col_tiles;
   if (has_rowwise(copies)) {
     grid.rowwise_padding = swizzled_padding(rowwise_scale, rows, cols / block_size);
   }
   if (has_columnwise(copies)) {
     grid.columnwise_padding = swizzled_padding(columnwise_scale, cols, rows / block_size);
   }
-  grid.ctas = checked_grid(
-      grid.data_tiles + padding_ctas(grid.rowwise_padding, grid.columnwise_padding, kTileThreads),
-      rows, cols, context);
+  set_data_ctas(grid, grid.data_tiles, context);
   return grid;
+}
+
+// At most `max_data_ctas` CTAs (at least one) walk the data tiles.
+inline void limit_data_ctas(TileGrid& grid, int64_t max_data_ctas, const std::string& context) {
+  const int64_t limit = max_data_ctas > 0 ? max_data_ctas : 1;
+  if (grid.data_tiles > limit)
+    set_data_ctas(grid, limit, context);
 }
 
 // Checks the buffers of the copies in `copies` (data aligned to `data_alignment` bytes for the
@@ -125,10 +150,10 @@ void with_flag(bool flag, Launch&& launch) {
 // In a padding CTA: writes its share of both copies' padding and returns true.
 __device__ inline bool handled_as_padding_cta(const TileGrid& grid) {
   const int64_t cta = blockIdx.x;
-  if (cta < grid.data_tiles)
+  if (cta < grid.data_ctas)
     return false;
-  const int64_t worker = (cta - grid.data_tiles) * kTileThreads + threadIdx.x;
-  const int64_t workers = (gridDim.x - grid.data_tiles) * kTileThreads;
+  const int64_t worker = (cta - grid.data_ctas) * kTileThreads + threadIdx.x;
+  const int64_t workers = (gridDim.x - grid.data_ctas) * kTileThreads;
   write_swizzled_padding(grid.rowwise_padding, worker, workers);
   write_swizzled_padding(grid.columnwise_padding, worker, workers);
   return true;
@@ -142,16 +167,45 @@ struct TilePosition {
   int valid_cols;
 };
 
-__device__ inline TilePosition tile_position(const TileGrid& grid) {
+// A data CTA's place in the row-major walk of the tiles.
+struct TileCursor {
+  int64_t row_tile;
+  int64_t col_tile;
+};
+
+__device__ inline TileCursor first_tile(const TileGrid& grid) {
   const int64_t tile = blockIdx.x;
+  return TileCursor{tile / grid.col_tiles, tile % grid.col_tiles};
+}
+
+// Moves `cursor` data_ctas tiles on (no division: the step is precomputed as rows + columns).
+__device__ inline void advance_tile(const TileGrid& grid, TileCursor& cursor) {
+  cursor.row_tile += grid.step_row_tiles;
+  cursor.col_tile += grid.step_col_tiles;
+  if (cursor.col_tile >= grid.col_tiles) {
+    cursor.col_tile -= grid.col_tiles;
+    ++cursor.row_tile;
+  }
+}
+
+__device__ inline bool is_data_tile(const TileGrid& grid, const TileCursor& cursor) {
+  return cursor.row_tile < grid.row_tiles;
+}
+
+__device__ inline TilePosition tile_position(const TileGrid& grid, const TileCursor& cursor) {
   TilePosition position;
-  position.row0 = tile / grid.col_tiles * kTileRows;
-  position.col0 = tile % grid.col_tiles * kTileCols;
+  position.row0 = cursor.row_tile * kTileRows;
+  position.col0 = cursor.col_tile * kTileCols;
   const int64_t rows_left = grid.rows - position.row0;
   const int64_t cols_left = grid.cols - position.col0;
   position.valid_rows = static_cast<int>(rows_left < kTileRows ? rows_left : kTileRows);
   position.valid_cols = static_cast<int>(cols_left < kTileCols ? cols_left : kTileCols);
   return position;
+}
+
+// The tile of a CTA that has exactly one.
+__device__ inline TilePosition tile_position(const TileGrid& grid) {
+  return tile_position(grid, first_tile(grid));
 }
 
 // Row (within the tile) of load i of this thread, and the first column of its vector.
@@ -202,12 +256,9 @@ __device__ inline int staged_word(int row, int word) {
   return word ^ static_cast<int>(static_cast<unsigned>(row) / kSliceRows % 8 * 4);
 }
 
-// This thread's four vectors of the tile (zeros outside the tensor), also copied to `staged`
-// when kStage (the columnwise copy reads the tile from there).
-template <bool kStage>
-__device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
-                                 uint4 (&vectors)[kLoadsPerThread],
-                                 uint32_t (*staged)[kStagedWords]) {
+// This thread's four vectors of the tile (zeros outside the tensor).
+__device__ inline void load_tile_vectors(const TileGrid& grid, const TilePosition& tile,
+                                         uint4 (&vectors)[kLoadsPerThread]) {
   const int col = load_col();
 #pragma unroll
   for (int i = 0; i < kLoadsPerThread; ++i) {
@@ -218,13 +269,27 @@ __device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
                                                         tile.col0 + col));
     }
   }
-  if constexpr (kStage) {
+}
+
+// Copies this thread's vectors to `staged` (the columnwise copy reads the tile from there).
+__device__ inline void stage_tile(const uint4 (&vectors)[kLoadsPerThread],
+                                  uint32_t (*staged)[kStagedWords]) {
+  const int col = load_col();
 #pragma unroll
-    for (int i = 0; i < kLoadsPerThread; ++i) {
-      const int row = load_row(i);
-      *reinterpret_cast<uint4*>(&staged[row][staged_word(row, col / 2)]) = vectors[i];
-    }
+  for (int i = 0; i < kLoadsPerThread; ++i) {
+    const int row = load_row(i);
+    *reinterpret_cast<uint4*>(&staged[row][staged_word(row, col / 2)]) = vectors[i];
   }
+}
+
+// load_tile_vectors, then stage_tile when kStage.
+template <bool kStage>
+__device__ inline void load_tile(const TileGrid& grid, const TilePosition& tile,
+                                 uint4 (&vectors)[kLoadsPerThread],
+                                 uint32_t (*staged)[kStagedWords]) {
+  load_tile_vectors(grid, tile, vectors);
+  if constexpr (kStage)
+    stage_tile(vectors, staged);
 }
 
 // This thread's columnwise slice (see the top): its first row and first column in the tile.

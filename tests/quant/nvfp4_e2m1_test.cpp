@@ -13,6 +13,7 @@
 
 #include "quant/detail/block_codecs.h"
 #include "quant/e2m1.h"
+#include "quant/fp32_bits.h"
 
 namespace gemmscope {
 namespace {
@@ -126,6 +127,36 @@ std::vector<float> sweep_values() {
 TEST(E2m1, KernelRoundToNearestMatchesReference) {
   for (const float value : sweep_values()) {
     ASSERT_EQ(detail::e2m1_round_nearest(value), encode_e2m1(value)) << value;
+  }
+}
+
+// The hot-loop variant: the low byte of the sum is the magnitude's code.
+TEST(E2m1, KernelMagnitudeCodeSumMatchesReference) {
+  for (const float value : sweep_values()) {
+    ASSERT_EQ(detail::e2m1_magnitude_code_sum(value) & 0xFFu, encode_e2m1(value) & 0x7u) << value;
+  }
+  // Every 61st FP32 pattern from 0 to past 6, both signs.
+  for (uint32_t bits = 0; bits <= 0x40E00000u; bits += 61) {
+    for (const uint32_t sign : {0u, 0x80000000u}) {
+      const float value = fp32_from_bits(bits | sign);
+      ASSERT_EQ(detail::e2m1_magnitude_code_sum(value) & 0xFFu, encode_e2m1(value) & 0x7u) << value;
+    }
+  }
+}
+
+TEST(E2m1, MagnitudeCodeSumsPackIntoWords) {
+  const std::vector<float> values = sweep_values();
+  std::mt19937 generator(19);
+  std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
+  for (int trial = 0; trial < 20000; ++trial) {
+    uint32_t sums[8];
+    uint32_t expected = 0;
+    for (int k = 0; k < 8; ++k) {
+      const float value = values[pick(generator)];
+      sums[k] = detail::e2m1_magnitude_code_sum(value);
+      expected |= uint32_t{encode_e2m1(value) & 0x7u} << (4 * k);
+    }
+    ASSERT_EQ(detail::pack_e2m1_magnitude_sums(sums), expected);
   }
 }
 

@@ -111,10 +111,38 @@ INSTANTIATE_TEST_SUITE_P(
                                          CopyShape{272, 96, OperandCopies::kBoth},
                                          CopyShape{144, 160, OperandCopies::kBoth},
                                          CopyShape{160, 48, OperandCopies::kColumnwise},
-                                         CopyShape{512, 1024, OperandCopies::kBoth}),
+                                         CopyShape{512, 1024, OperandCopies::kBoth},
+                                         // More tiles than a GPU holds CTAs at once: each
+                                         // CTA walks several (and the last tile row is 16).
+                                         CopyShape{2064, 4160, OperandCopies::kBoth},
+                                         CopyShape{2064, 4160, OperandCopies::kColumnwise}),
                        ::testing::Values(-1, static_cast<int>(Nvfp4Role::kActivation),
                                          static_cast<int>(Nvfp4Role::kWeight),
                                          static_cast<int>(Nvfp4Role::kGradient))));
+
+// Blocks whose amax spans 2^0 .. 2^-47 of the tensor's: E4M3 block scales from normal down to
+// subnormal and zero (multiplier FLT_MAX, elements saturated), for every role and both copies.
+TEST(Nvfp4QuantizeGpu, BlocksOfEveryMagnitude) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const int64_t rows = 256;
+  const int64_t cols = 192;
+  std::vector<__nv_bfloat16> input = testing::random_bf16(rows, cols, 99);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const int exponent = static_cast<int>((r / 4 + c / 16) % 48);
+      const float value = __bfloat162float(input[r * cols + c]);
+      input[r * cols + c] = __float2bfloat16(std::ldexp(value, -exponent));
+    }
+  }
+  for (const int role :
+       {-1, static_cast<int>(Nvfp4Role::kActivation), static_cast<int>(Nvfp4Role::kWeight),
+        static_cast<int>(Nvfp4Role::kGradient)}) {
+    SCOPED_TRACE(role);
+    Nvfp4Options options = options_of(role);
+    options.rounding_seed = 5;
+    expect_matches_reference(input, {rows, cols, OperandCopies::kBoth}, options);
+  }
+}
 
 TEST(Nvfp4QuantizeGpu, NonFiniteBlocks) {
   GEMMSCOPE_REQUIRE_GPU();
