@@ -101,6 +101,20 @@ __device__ inline uint32_t e2m1_word_nearest(const float* values, float multipli
   return detail::pack_e2m1_magnitude_sums(sums) | signs;
 }
 
+// e2m1_word_nearest of a vector whose block's largest product amax * multiplier is below 7 (so
+// is every element's: rounding is monotonic), from `magnitudes`, the vector with its sign bits
+// cleared: no clamp, and the magnitudes come straight from the BF16 bits.
+__device__ inline uint32_t e2m1_word_small_products(const uint4& magnitudes, float multiplier,
+                                                    uint32_t signs) {
+  uint32_t sums[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    sums[k] = detail::e2m1_unclamped_code_sum(bf16_bits_to_float(bf16_bits_of(magnitudes, k)) *
+                                              multiplier);
+  }
+  return detail::pack_e2m1_magnitude_sums(sums) | signs;
+}
+
 // E2M1 codes of 8 consecutive elements of a copy, the first at row-major position `index` (a
 // multiple of 8, so their random bits come from one Philox block), packed in memory order.
 // kSignsGiven: as for e2m1_word_nearest; otherwise `signs` is 0 and each element's sign comes
@@ -222,18 +236,28 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   if (row >= tile.valid_rows || col >= tile.valid_cols)
     return;
 
-  const BlockScale scale = block_scale(bf16_bits_to_float(amax_bits), scaling);
-  float values[kVectorElements];
-#pragma unroll
-  for (int k = 0; k < kVectorElements; ++k)
-    values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
+  const float amax = bf16_bits_to_float(amax_bits);
+  const BlockScale scale = block_scale(amax, scaling);
   // A finite block has a positive, finite multiplier, so no product is NaN and each has its
   // element's sign. A poisoned block's codes are computed from junk and replaced by 0.
-  const SignMasks signs = sign_masks(vector.x, vector.y, vector.z, vector.w);
-  uint32_t word = e2m1_word<kStochastic, true>(
-      values, scale.multiplier, p, kRowwiseRoundingStream,
-      static_cast<uint64_t>(targets.first_index + i * targets.index_step),
-      sign_nibbles(signs.low, signs.high));
+  const SignMasks sign_bytes = sign_masks(vector.x, vector.y, vector.z, vector.w);
+  const uint32_t signs = sign_nibbles(sign_bytes.low, sign_bytes.high);
+  uint32_t word = 0;
+  if (!kStochastic && amax * scale.multiplier < 7.0f) {
+    // Every block whose E4M3 scale is normal (the largest product is then about 6).
+    constexpr uint32_t kMagnitudes = 0x7FFF7FFFu;
+    const uint4 magnitudes = make_uint4(vector.x & kMagnitudes, vector.y & kMagnitudes,
+                                        vector.z & kMagnitudes, vector.w & kMagnitudes);
+    word = e2m1_word_small_products(magnitudes, scale.multiplier, signs);
+  } else {
+    float values[kVectorElements];
+#pragma unroll
+    for (int k = 0; k < kVectorElements; ++k)
+      values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
+    word = e2m1_word<kStochastic, true>(
+        values, scale.multiplier, p, kRowwiseRoundingStream,
+        static_cast<uint64_t>(targets.first_index + i * targets.index_step), signs);
+  }
   word = scale.poisoned ? 0u : word;
   if constexpr (kRowwise) {
     row_words[i * row_word_step] = word;
@@ -389,15 +413,17 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
 
 // One tile, its vectors already loaded. Shared memory is reused from tile to tile, so the CTA
 // first waits for every reader of the previous tile (and, on its first tile, for the
-// multiplier tables).
+// multiplier tables); a rowwise copy of 1x16 blocks shares nothing else from tile to tile.
 template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes,
           typename Shared>
 __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& tile,
                                      const uint4 (&vectors)[kLoadsPerThread],
                                      const CopyScaling& rowwise_scaling,
-                                     const CopyScaling& columnwise_scaling, Shared& shared) {
+                                     const CopyScaling& columnwise_scaling, bool first_tile,
+                                     Shared& shared) {
   constexpr bool kStageInput = kColumnwise && !kTransposeCodes;
-  __syncthreads();
+  if (first_tile || kColumnwise || p.blocks_16x16)
+    __syncthreads();
   if constexpr (kStageInput)
     detail::stage_tile(vectors, shared.staged);
   if (p.blocks_16x16)
@@ -470,7 +496,7 @@ __global__ void __launch_bounds__(kTileThreads,
   const CopyScaling columnwise_scaling{nvfp4_block_scale_factor(columnwise_encode),
                                        shared.multipliers[1]};
 
-  for (;;) {
+  for (bool first = true;; first = false) {
     const TilePosition tile = detail::tile_position(p.grid, cursor);
     detail::advance_tile(p.grid, cursor);
     const bool more = detail::is_data_tile(p.grid, cursor);
@@ -478,7 +504,7 @@ __global__ void __launch_bounds__(kTileThreads,
     if (more)
       detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), next);
     quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>(
-        p, tile, vectors, rowwise_scaling, columnwise_scaling, shared);
+        p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
     if (!more)
       break;
 #pragma unroll

@@ -141,12 +141,18 @@ GEMMSCOPE_HOST_DEVICE inline uint32_t exponent_field_or_2(uint32_t bits) {
 // its low bits: E + (E >> 22) is 127 * 2 + 2 log2 P above it (one LEA.HI), and the maximum
 // with 1.0 + 256 ulp covers magnitudes below 1 (P = 1). Returns the sum's bits; its low byte is
 // encode_e2m1(value) & 7 (the magnitude's code: NaN gives 7, as there).
-GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_magnitude_code_sum(float value) {
-  const float magnitude = fminf(fabsf(value), 6.0f);  // NaN -> 6
+//
+// e2m1_unclamped_code_sum is the same for a magnitude already known to lie in [0, 7): there
+// the sum needs no clamp (magnitudes in (6, 7) round to n = 3 with P = 4, code 7, as 6 does).
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_unclamped_code_sum(float magnitude) {
   const uint32_t exponent = exponent_field_or_2(fp32_bits(magnitude));
   const uint32_t offset_p = exponent + (exponent >> 22);
   const uint32_t p_prime = offset_p > 0x3F800100u ? offset_p : 0x3F800100u;
   return fp32_bits(fmaf(magnitude, 0x1p-22f, fp32_from_bits(p_prime)));
+}
+
+GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_magnitude_code_sum(float value) {
+  return e2m1_unclamped_code_sum(fminf(fabsf(value), 6.0f));  // NaN -> 6
 }
 
 // __byte_perm on the GPU (one PRMT), written out on the host: byte k of the result is byte

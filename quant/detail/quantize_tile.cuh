@@ -220,11 +220,17 @@ __device__ inline int load_col() {
 // Scale (first_row + i, scale_col) of a swizzled scale buffer, for first_row a multiple of 128
 // and 0 <= i < 128. A CTA's calls share first_row and scale_col / 4, so the 64-bit part of the
 // offset (the 128x4 tile) is computed once and i and scale_col % 4 place the byte in the tile.
+// (swizzled_scale_offset and swizzled_offset_in_tile, in unsigned arithmetic: every operand is
+// non-negative, and unsigned divisions by the power-of-two tile sizes are plain shifts.)
 __device__ inline uint8_t& swizzled_scale_at(uint8_t* scale, int64_t first_row, int i,
                                              int64_t scale_col, int64_t padded_scale_cols) {
-  const int j = static_cast<int>(scale_col % kScaleTileCols);
-  return scale[swizzled_scale_offset(first_row, scale_col - j, padded_scale_cols) +
-               swizzled_offset_in_tile(i, j)];
+  const auto column = static_cast<uint64_t>(scale_col);
+  const uint64_t tile = static_cast<uint64_t>(first_row) / kScaleTileRows *
+                            (static_cast<uint64_t>(padded_scale_cols) / kScaleTileCols) +
+                        column / kScaleTileCols;
+  const auto row = static_cast<unsigned>(i);
+  const auto j = static_cast<unsigned>(column % kScaleTileCols);
+  return scale[tile * kScaleTileBytes + row % 32 * 16 + row / 32 * 4 + j];
 }
 
 // Where this thread's loads go in a rowwise copy with `block_size` elements per scale. Load i
@@ -242,8 +248,10 @@ __device__ inline RowwiseTargets rowwise_targets(const TileGrid& grid, const Til
                                                  uint8_t* scale, int block_size,
                                                  int64_t padded_scale_cols) {
   const int64_t col = tile.col0 + load_col();
-  uint8_t* const scale0 =
-      &swizzled_scale_at(scale, tile.row0, load_row(0), col / block_size, padded_scale_cols);
+  uint8_t* const scale0 = &swizzled_scale_at(
+      scale, tile.row0, load_row(0),
+      static_cast<int64_t>(static_cast<uint64_t>(col) / static_cast<unsigned>(block_size)),
+      padded_scale_cols);
   return RowwiseTargets{(tile.row0 + load_row(0)) * grid.cols + col, kRowsPerLoad * grid.cols,
                         scale0};
 }
@@ -260,14 +268,15 @@ __device__ inline int staged_word(int row, int word) {
 __device__ inline void load_tile_vectors(const TileGrid& grid, const TilePosition& tile,
                                          uint4 (&vectors)[kLoadsPerThread]) {
   const int col = load_col();
+  // One 64-bit address for the first load; the others are whole rows of loads further.
+  const __nv_bfloat16* const first =
+      grid.input + (tile.row0 + load_row(0)) * grid.cols + tile.col0 + col;
+  const int64_t step = kRowsPerLoad * grid.cols;
 #pragma unroll
   for (int i = 0; i < kLoadsPerThread; ++i) {
-    const int row = load_row(i);
     vectors[i] = make_uint4(0, 0, 0, 0);
-    if (row < tile.valid_rows && col < tile.valid_cols) {
-      vectors[i] = __ldg(reinterpret_cast<const uint4*>(grid.input + (tile.row0 + row) * grid.cols +
-                                                        tile.col0 + col));
-    }
+    if (load_row(i) < tile.valid_rows && col < tile.valid_cols)
+      vectors[i] = __ldg(reinterpret_cast<const uint4*>(first + i * step));
   }
 }
 

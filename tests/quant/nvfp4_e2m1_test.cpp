@@ -144,6 +144,20 @@ TEST(E2m1, KernelMagnitudeCodeSumMatchesReference) {
   }
 }
 
+TEST(E2m1, KernelUnclampedCodeSumMatchesReferenceBelowSeven) {
+  for (uint32_t bits = 0; bits < 0x40E00000u; bits += 29) {  // [0, 7)
+    const float magnitude = fp32_from_bits(bits);
+    ASSERT_EQ(detail::e2m1_unclamped_code_sum(magnitude) & 0xFFu, encode_e2m1(magnitude))
+        << magnitude;
+  }
+  for (const float magnitude : sweep_values()) {
+    if (!std::signbit(magnitude) && magnitude < 7.0f) {
+      ASSERT_EQ(detail::e2m1_unclamped_code_sum(magnitude) & 0xFFu, encode_e2m1(magnitude))
+          << magnitude;
+    }
+  }
+}
+
 TEST(E2m1, MagnitudeCodeSumsPackIntoWords) {
   const std::vector<float> values = sweep_values();
   std::mt19937 generator(19);
