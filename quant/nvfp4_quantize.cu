@@ -102,15 +102,15 @@ __device__ inline uint32_t e2m1_word_nearest(const float* values, float multipli
 }
 
 // e2m1_word_nearest of a vector whose block's largest product amax * multiplier is below 7 (so
-// is every element's: rounding is monotonic), from `magnitudes`, the vector with its sign bits
-// cleared: no clamp, and the magnitudes come straight from the BF16 bits.
-__device__ inline uint32_t e2m1_word_small_products(const uint4& magnitudes, float multiplier,
+// is every element's: rounding is monotonic): no clamp.
+__device__ inline uint32_t e2m1_word_small_products(const uint4& vector, float multiplier,
                                                     uint32_t signs) {
   uint32_t sums[8];
 #pragma unroll
   for (int k = 0; k < 8; ++k) {
-    sums[k] = detail::e2m1_unclamped_code_sum(bf16_bits_to_float(bf16_bits_of(magnitudes, k)) *
-                                              multiplier);
+    // fabsf folds into the FMUL as an operand modifier.
+    const float magnitude = fabsf(bf16_bits_to_float(bf16_bits_of(vector, k))) * multiplier;
+    sums[k] = detail::e2m1_unclamped_code_sum(magnitude);
   }
   return detail::pack_e2m1_magnitude_sums(sums) | signs;
 }
@@ -218,7 +218,7 @@ __device__ inline int code_word(int row, int g) {
 // One thread's 8 elements of the rowwise codes: stored to the rowwise copy when kRowwise, to
 // shared memory when kTransposeCodes. With 1x16 blocks the block's other 8 are in the
 // neighbouring lane; every lane must call this (it shuffles).
-template <bool kRowwise, bool kStochastic, bool kTransposeCodes, typename Shared>
+template <bool kRowwise, bool kStochastic, bool kTransposeCodes, bool kFullTile, typename Shared>
 __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TilePosition& tile,
                                                const detail::RowwiseTargets& targets,
                                                uint32_t* row_words, int64_t row_word_step, int i,
@@ -233,7 +233,7 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
     amax_bits = bf16_abs_max_bits(vector);
     amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 1));
   }
-  if (row >= tile.valid_rows || col >= tile.valid_cols)
+  if (!kFullTile && (row >= tile.valid_rows || col >= tile.valid_cols))
     return;
 
   const float amax = bf16_bits_to_float(amax_bits);
@@ -245,10 +245,7 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   uint32_t word = 0;
   if (!kStochastic && amax * scale.multiplier < 7.0f) {
     // Every block whose E4M3 scale is normal (the largest product is then about 6).
-    constexpr uint32_t kMagnitudes = 0x7FFF7FFFu;
-    const uint4 magnitudes = make_uint4(vector.x & kMagnitudes, vector.y & kMagnitudes,
-                                        vector.z & kMagnitudes, vector.w & kMagnitudes);
-    word = e2m1_word_small_products(magnitudes, scale.multiplier, signs);
+    word = e2m1_word_small_products(vector, scale.multiplier, signs);
   } else {
     float values[kVectorElements];
 #pragma unroll
@@ -411,11 +408,29 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
   }
 }
 
+// detail::rowwise_targets for NVFP4, cheaper: a tile's 64 columns are 4 blocks, so its rowwise
+// scales are exactly one 128x4 tile of the swizzled layout, and only that tile's index changes
+// from tile to tile.
+__device__ inline detail::RowwiseTargets rowwise_targets(const Nvfp4Params& p,
+                                                         const TilePosition& tile) {
+  static_assert(kTileRows == kScaleTileRows && kTileCols == kNvfp4BlockSize * kScaleTileCols);
+  const auto row = static_cast<unsigned>(detail::load_row(0));  // < 32
+  const auto col = static_cast<unsigned>(detail::load_col());
+  const auto scale_tiles_per_row =
+      static_cast<uint64_t>(p.grid.rowwise_padding.padded_scale_cols) / kScaleTileCols;
+  const uint64_t scale_tile = static_cast<uint64_t>(tile.row0) / kTileRows * scale_tiles_per_row +
+                              static_cast<uint64_t>(tile.col0) / kTileCols;
+  const int64_t first_index = (tile.row0 + row) * p.grid.cols + tile.col0 + col;
+  return detail::RowwiseTargets{
+      first_index, detail::kRowsPerLoad * p.grid.cols,
+      p.rowwise.scale + scale_tile * kScaleTileBytes + row * 16 + col / kNvfp4BlockSize};
+}
+
 // One tile, its vectors already loaded. Shared memory is reused from tile to tile, so the CTA
 // first waits for every reader of the previous tile (and, on its first tile, for the
 // multiplier tables); a rowwise copy of 1x16 blocks shares nothing else from tile to tile.
 template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes,
-          typename Shared>
+          bool kFullTile, typename Shared>
 __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& tile,
                                      const uint4 (&vectors)[kLoadsPerThread],
                                      const CopyScaling& rowwise_scaling,
@@ -434,14 +449,13 @@ __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& t
     uint32_t* row_words = nullptr;
     int64_t row_word_step = 0;
     if constexpr (kRowwise) {
-      targets = detail::rowwise_targets(p.grid, tile, p.rowwise.scale, kNvfp4BlockSize,
-                                        p.grid.rowwise_padding.padded_scale_cols);
+      targets = rowwise_targets(p, tile);
       row_words = reinterpret_cast<uint32_t*>(p.rowwise.data) + targets.first_index / 8;
       row_word_step = targets.index_step / 8;
     }
 #pragma unroll
     for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes>(
+      quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes, kFullTile>(
           p, tile, targets, row_words, row_word_step, i, vectors[i], rowwise_scaling, shared);
     }
   }
@@ -503,8 +517,14 @@ __global__ void __launch_bounds__(kTileThreads,
     uint4 next[kLoadsPerThread];
     if (more)
       detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), next);
-    quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>(
-        p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
+    // Whole tiles (the usual case) skip the per-vector bounds checks.
+    if (tile.valid_rows == kTileRows && tile.valid_cols == kTileCols) {
+      quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, true>(
+          p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
+    } else {
+      quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, false>(
+          p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
+    }
     if (!more)
       break;
 #pragma unroll

@@ -272,6 +272,14 @@ __device__ inline void load_tile_vectors(const TileGrid& grid, const TilePositio
   const __nv_bfloat16* const first =
       grid.input + (tile.row0 + load_row(0)) * grid.cols + tile.col0 + col;
   const int64_t step = kRowsPerLoad * grid.cols;
+  if (tile.valid_rows == kTileRows && tile.valid_cols == kTileCols) {
+    // The usual case, without a predicate per load (which makes the compiler compute each
+    // address on its own).
+#pragma unroll
+    for (int i = 0; i < kLoadsPerThread; ++i)
+      vectors[i] = __ldg(reinterpret_cast<const uint4*>(first + i * step));
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < kLoadsPerThread; ++i) {
     vectors[i] = make_uint4(0, 0, 0, 0);
