@@ -1,5 +1,6 @@
 #include "quant/nvfp4_amax.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -8,15 +9,18 @@
 #include "quant/detail/block_codecs.h"
 #include "quant/detail/launch_checks.h"
 #include "quant/detail/quantize_tile.cuh"
+#include "quant/detail/resident_ctas.h"
 #include "quant/hadamard.h"
 #include "quant/nvfp4_scaling.h"
 
 namespace gemmscope {
 namespace {
 
-// A CTA covers a stripe of 16 rows (one Hadamard group) and 1024 columns; each thread one
-// 16x4 strip of it, read as 16 loads of 8 bytes so many are in flight at once. A warp's load
-// covers 256 contiguous bytes of one row.
+// The tensor is cut into stripes of 16 rows (one Hadamard group) and 1024 columns; each thread
+// takes one 16x4 strip of a stripe, read as 16 loads of 8 bytes so many are in flight at once (a
+// warp's load covers 256 contiguous bytes of one row). A CTA walks several stripes (as many CTAs
+// as fit on the GPU at once), so that only a few hundred CTAs end in the two atomics on the
+// same addresses.
 constexpr int kThreads = 256;
 constexpr int kStripeRows = kHadamardSize;
 constexpr int kColsPerThread = 4;
@@ -28,57 +32,66 @@ __device__ inline uint32_t bf16_pair_magnitudes(uint32_t word) {
   return word & 0x7FFF7FFFu;
 }
 
+// Folds one stripe's strip into the running maxima `plain` and `transformed` (FP32 bits).
+template <bool kHadamard>
+__device__ inline void strip_maxima(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                                    int64_t row0, int64_t col, const HadamardSignWords& signs,
+                                    uint32_t& plain, uint32_t& transformed) {
+  if (col >= cols)
+    return;
+  uint2 words[kStripeRows];
+#pragma unroll
+  for (int k = 0; k < kStripeRows; ++k) {
+    words[k] = make_uint2(0, 0);
+    if (row0 + k < rows)
+      words[k] = __ldg(reinterpret_cast<const uint2*>(input + (row0 + k) * cols + col));
+  }
+  uint32_t pair = 0;
+#pragma unroll
+  for (int k = 0; k < kStripeRows; ++k) {
+    pair = __vmaxu2(pair,
+                    __vmaxu2(bf16_pair_magnitudes(words[k].x), bf16_pair_magnitudes(words[k].y)));
+  }
+  plain = max(plain, max(pair & 0xFFFFu, pair >> 16) << 16);
+  if constexpr (kHadamard) {
+    // max |H · S · x| over the strip's columns; the 1/4 of the transform is applied to the
+    // strip's maximum alone, which gives the same bits as scaling every element first (rounding
+    // is monotonic, and NaN stays NaN).
+#pragma unroll
+    for (int k = 0; k < kStripeRows; ++k) {
+      words[k].x ^= signs.word[k];
+      words[k].y ^= signs.word[k];
+    }
+    uint32_t strip = 0;
+#pragma unroll
+    for (int j = 0; j < kColsPerThread; ++j) {
+      float values[kStripeRows];
+#pragma unroll
+      for (int k = 0; k < kStripeRows; ++k) {
+        const uint32_t word = j < 2 ? words[k].x : words[k].y;
+        values[k] = detail::bf16_bits_to_float((j & 1) != 0 ? word >> 16 : word & 0xFFFFu);
+      }
+      walsh_hadamard16(values);
+#pragma unroll
+      for (int k = 0; k < kStripeRows; ++k)
+        strip = max(strip, fp32_bits(values[k]) & 0x7FFFFFFFu);
+    }
+    transformed = max(transformed, fp32_bits(fp32_from_bits(strip) * 0.25f) & 0x7FFFFFFFu);
+  }
+}
+
 template <bool kHadamard>
 __global__ void __launch_bounds__(kThreads)
     nvfp4_amax_kernel(const __nv_bfloat16* input, int64_t rows, int64_t cols, int64_t col_ctas,
-                      const HadamardSignWords signs, Nvfp4TensorScalars* scalars) {
-  const int64_t row0 = static_cast<int64_t>(blockIdx.x) / col_ctas * kStripeRows;
-  const int64_t col = static_cast<int64_t>(blockIdx.x) % col_ctas * kColsPerCta +
-                      static_cast<int64_t>(threadIdx.x) * kColsPerThread;
+                      int64_t stripes, const HadamardSignWords signs, Nvfp4TensorScalars* scalars) {
   // Magnitudes compared as unsigned bit patterns: NaN > inf > finite (see bf16_abs_max_bits).
   uint32_t plain = 0;        // FP32 bits
   uint32_t transformed = 0;  // FP32 bits
-  if (col < cols) {
-    uint2 strip[kStripeRows];
-#pragma unroll
-    for (int k = 0; k < kStripeRows; ++k) {
-      strip[k] = make_uint2(0, 0);
-      if (row0 + k < rows) {
-        strip[k] = __ldg(reinterpret_cast<const uint2*>(input + (row0 + k) * cols + col));
-      }
-    }
-    uint32_t pair = 0;
-#pragma unroll
-    for (int k = 0; k < kStripeRows; ++k) {
-      pair = __vmaxu2(pair,
-                      __vmaxu2(bf16_pair_magnitudes(strip[k].x), bf16_pair_magnitudes(strip[k].y)));
-    }
-    plain = max(pair & 0xFFFFu, pair >> 16) << 16;
-    if constexpr (kHadamard) {
-      // max |H · S · x| over the strip's columns; the 1/4 of the transform is applied to the
-      // maximum alone, which gives the same bits as scaling every element first (rounding is
-      // monotonic, and NaN stays NaN).
-#pragma unroll
-      for (int k = 0; k < kStripeRows; ++k) {
-        strip[k].x ^= signs.word[k];
-        strip[k].y ^= signs.word[k];
-      }
-#pragma unroll
-      for (int j = 0; j < kColsPerThread; ++j) {
-        float values[kStripeRows];
-#pragma unroll
-        for (int k = 0; k < kStripeRows; ++k) {
-          const uint32_t word = j < 2 ? strip[k].x : strip[k].y;
-          values[k] = detail::bf16_bits_to_float((j & 1) != 0 ? word >> 16 : word & 0xFFFFu);
-        }
-        walsh_hadamard16(values);
-#pragma unroll
-        for (int k = 0; k < kStripeRows; ++k) {
-          transformed = max(transformed, fp32_bits(values[k]) & 0x7FFFFFFFu);
-        }
-      }
-      transformed = fp32_bits(fp32_from_bits(transformed) * 0.25f) & 0x7FFFFFFFu;
-    }
+  for (int64_t stripe = blockIdx.x; stripe < stripes; stripe += gridDim.x) {
+    const int64_t row0 = stripe / col_ctas * kStripeRows;
+    const int64_t col =
+        stripe % col_ctas * kColsPerCta + static_cast<int64_t>(threadIdx.x) * kColsPerThread;
+    strip_maxima<kHadamard>(input, rows, cols, row0, col, signs, plain, transformed);
   }
   plain = __reduce_max_sync(kFullWarp, plain);
   transformed = __reduce_max_sync(kFullWarp, transformed);
@@ -118,19 +131,21 @@ void compute_nvfp4_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
   detail::require_device_pointer(input, 16, "NVFP4 amax: input");
   detail::require_device_pointer(scalars, alignof(Nvfp4TensorScalars), "NVFP4 amax: scalars");
   const int64_t col_ctas = (cols + kColsPerCta - 1) / kColsPerCta;
-  const unsigned grid = detail::checked_grid((rows + kStripeRows - 1) / kStripeRows * col_ctas,
-                                             rows, cols, "NVFP4 amax");
+  const int64_t stripes = (rows + kStripeRows - 1) / kStripeRows * col_ctas;
   // Both amaxes are adjacent: one memset resets them in stream order.
   static_assert(offsetof(Nvfp4TensorScalars, amax_columnwise) ==
                 offsetof(Nvfp4TensorScalars, amax_rowwise) + sizeof(float));
   CUDA_CHECK(cudaMemsetAsync(&scalars->amax_rowwise, 0, 2 * sizeof(float), stream));
   const HadamardSignWords signs = hadamard_sign_words(hadamard_sign_mask);
+  const auto launch = [&](auto kernel) {
+    const int64_t ctas = std::min(stripes, detail::resident_ctas(kernel, kThreads));
+    const unsigned grid = detail::checked_grid(ctas, rows, cols, "NVFP4 amax");
+    kernel<<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, stripes, signs, scalars);
+  };
   if (columnwise_hadamard) {
-    nvfp4_amax_kernel<true>
-        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, signs, scalars);
+    launch(nvfp4_amax_kernel<true>);
   } else {
-    nvfp4_amax_kernel<false>
-        <<<grid, kThreads, 0, stream>>>(input, rows, cols, col_ctas, signs, scalars);
+    launch(nvfp4_amax_kernel<false>);
   }
   CUDA_CHECK_LAUNCH();
 }

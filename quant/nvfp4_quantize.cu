@@ -10,6 +10,7 @@
 #include "quant/detail/launch_checks.h"
 #include "quant/detail/nibble_transpose.h"
 #include "quant/detail/quantize_tile.cuh"
+#include "quant/detail/resident_ctas.h"
 #include "quant/hadamard.h"
 #include "quant/nvfp4_amax.h"
 #include "quant/nvfp4_scaling.h"
@@ -533,18 +534,6 @@ __global__ void __launch_bounds__(kTileThreads,
   }
 }
 
-// How many CTAs of `kernel` fit on the device at once: the data CTAs of a launch.
-template <typename Kernel>
-int64_t resident_ctas(Kernel kernel) {
-  int device = 0;
-  int sms = 0;
-  int per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileThreads, 0));
-  return static_cast<int64_t>(sms) * per_sm;
-}
-
 }  // namespace
 
 void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
@@ -573,7 +562,7 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
 
   compute_nvfp4_amax(input, rows, cols, columnwise_hadamard, sign_mask, scalars, stream);
   const auto launch = [&](auto kernel) {
-    detail::limit_data_ctas(p.grid, resident_ctas(kernel), "NVFP4 quantize");
+    detail::limit_data_ctas(p.grid, detail::resident_ctas(kernel, kTileThreads), "NVFP4 quantize");
     kernel<<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
   };
   detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
