@@ -114,6 +114,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          CopyShape{512, 1024, OperandCopies::kBoth},
                                          // More tiles than a GPU holds CTAs at once: each
                                          // CTA walks several (and the last tile row is 16).
+                                         CopyShape{2064, 4160, OperandCopies::kRowwise},
                                          CopyShape{2064, 4160, OperandCopies::kBoth},
                                          CopyShape{2064, 4160, OperandCopies::kColumnwise}),
                        ::testing::Values(-1, static_cast<int>(Nvfp4Role::kActivation),
