@@ -3,6 +3,8 @@
 #include <cuda_profiler_api.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench/nvtx_range.h"
 #include "kernels/copy_bandwidth.h"
@@ -145,8 +147,9 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
     ProfilerScope profiler(options_.profile);
     // The NVTX range holds exactly the case's own work: the L2 flush and the stream blocker
     // are launched outside it, so a profiler filtering on the range sees only this case.
-    const auto enqueue = [&work, &prepared](cudaStream_t stream) {
-      const NvtxRange range(prepared.name);
+    const std::vector<std::string> range_names = nvtx_components(prepared.name);
+    const auto enqueue = [&work, &range_names](cudaStream_t stream) {
+      const NvtxRange range(range_names);
       work.enqueue(stream);
     };
     // NVML is sampled on a thread of its own while the loop runs (never on the stream). If

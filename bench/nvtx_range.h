@@ -12,19 +12,29 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace gemmscope {
 
+// A case name's '/'-separated components, the ranges NvtxRange pushes. Split once per case,
+// not on every timed iteration.
+inline std::vector<std::string> nvtx_components(const std::string& name) {
+  std::vector<std::string> components;
+  size_t begin = 0;
+  while (begin <= name.size()) {
+    const size_t end = std::min(name.find('/', begin), name.size());
+    components.push_back(name.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return components;
+}
+
 class NvtxRange {
  public:
-  explicit NvtxRange(const std::string& name) {
-    size_t begin = 0;
-    while (begin <= name.size()) {
-      const size_t end = std::min(name.find('/', begin), name.size());
-      nvtxRangePushA(name.substr(begin, end - begin).c_str());
-      ++depth_;
-      begin = end + 1;
-    }
+  explicit NvtxRange(const std::vector<std::string>& components)
+      : depth_(static_cast<int>(components.size())) {
+    for (const std::string& component : components)
+      nvtxRangePushA(component.c_str());
   }
   ~NvtxRange() {
     for (int i = 0; i < depth_; ++i)
@@ -34,7 +44,7 @@ class NvtxRange {
   NvtxRange& operator=(const NvtxRange&) = delete;
 
  private:
-  int depth_ = 0;
+  int depth_;
 };
 
 }  // namespace gemmscope
