@@ -2,7 +2,7 @@
 // FP32 scales: X and dY 1x128 along the contraction dimension of each copy, W 128x128. The
 // GEMMs are 1D x 2D (VEC128_32F x BLK128x128_32F) in Fprop and Dgrad and 1D x 1D in Wgrad.
 
-#include "bench/recipes/copy_buffers.h"
+#include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/recipes.h"
 #include "quant/fp8_block.h"
@@ -11,16 +11,17 @@
 namespace gemmscope {
 namespace {
 
-class Fp8BlockQuantizer : public OperandQuantizer {
+Fp8OperandLayout fp8_block_layout(const OperandSource& source) {
+  return Fp8OperandLayout(
+      source.rows, source.cols, ElementFormat::kE4M3,
+      source.role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128);
+}
+
+// One read of the input; each copy is one byte an element plus its FP32 scales.
+class Fp8BlockQuantizer : public BlockScaledQuantizer<Fp8OperandLayout, float> {
  public:
   explicit Fp8BlockQuantizer(const OperandSource& source)
-      : source_(source),
-        layout_(
-            source.rows, source.cols, ElementFormat::kE4M3,
-            source.role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128),
-        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_count()),
-        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
-                    layout_.columnwise_scale_count()) {}
+      : Fp8BlockQuantizer(source, fp8_block_layout(source)) {}
 
   void quantize(cudaStream_t stream) override {
     const Fp8BlockTargets targets{rowwise_.data.get(), rowwise_.scales.get(),
@@ -31,21 +32,12 @@ class Fp8BlockQuantizer : public OperandQuantizer {
       quantize_fp8_1x128(source_.data, source_.rows, source_.cols, targets, stream);
     }
   }
-  QuantizedTensor copy(bool columnwise) const override {
-    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get())
-                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get());
-  }
-  // One read of the input; each copy is one byte an element plus its FP32 scales.
-  double bytes_moved() const override {
-    return static_cast<double>(layout_.data_bytes()) * sizeof(__nv_bfloat16) +
-           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
-  }
+  QuantizedTensor copy(bool columnwise) const override { return copy_view(columnwise); }
 
  private:
-  OperandSource source_;
-  Fp8OperandLayout layout_;
-  CopyBuffers<float> rowwise_;
-  CopyBuffers<float> columnwise_;
+  Fp8BlockQuantizer(const OperandSource& source, const Fp8OperandLayout& layout)
+      : BlockScaledQuantizer(source, layout, layout.rowwise_scale_count(),
+                             layout.columnwise_scale_count(), 1) {}
 };
 
 class Fp8BlockRecipe : public Fp8Recipe {

@@ -2,8 +2,8 @@
 // contraction dimension, for every operand; rowwise and columnwise copies are quantized
 // separately from the BF16 values, in one pass over the input.
 
+#include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
-#include "bench/recipes/copy_buffers.h"
 #include "bench/recipes/recipes.h"
 #include "quant/mxfp8_operand.h"
 #include "quant/mxfp8_quantize.h"
@@ -20,35 +20,23 @@ Mxfp8OperandLayout mxfp8_layout(const OperandSource& source) {
   }
 }
 
-class Mxfp8Quantizer : public OperandQuantizer {
+// One read of the input; each copy is one byte an element plus its E8M0 scales.
+class Mxfp8Quantizer : public BlockScaledQuantizer<Mxfp8OperandLayout, uint8_t> {
  public:
   explicit Mxfp8Quantizer(const OperandSource& source)
-      : source_(source),
-        layout_(mxfp8_layout(source)),
-        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_bytes()),
-        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
-                    layout_.columnwise_scale_bytes()) {}
+      : Mxfp8Quantizer(source, mxfp8_layout(source)) {}
 
   void quantize(cudaStream_t stream) override {
     quantize_mxfp8(source_.data, source_.rows, source_.cols, source_.copies,
                    {rowwise_.data.get(), rowwise_.scales.get()},
                    {columnwise_.data.get(), columnwise_.scales.get()}, stream);
   }
-  QuantizedTensor copy(bool columnwise) const override {
-    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get())
-                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get());
-  }
-  // One read of the input; each copy is one byte an element plus its E8M0 scales.
-  double bytes_moved() const override {
-    return static_cast<double>(layout_.data_bytes()) * sizeof(__nv_bfloat16) +
-           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
-  }
+  QuantizedTensor copy(bool columnwise) const override { return copy_view(columnwise); }
 
  private:
-  OperandSource source_;
-  Mxfp8OperandLayout layout_;
-  CopyBuffers<uint8_t> rowwise_;
-  CopyBuffers<uint8_t> columnwise_;
+  Mxfp8Quantizer(const OperandSource& source, const Mxfp8OperandLayout& layout)
+      : BlockScaledQuantizer(source, layout, layout.rowwise_scale_bytes(),
+                             layout.columnwise_scale_bytes(), 1) {}
 };
 
 class Mxfp8Recipe : public BlockScaledRecipe {

@@ -5,8 +5,8 @@
 // Hadamard transform along tokens. Each quantization reads the input twice: the amax kernel
 // (the per-tensor factor needs it) and the quantize kernel.
 
+#include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
-#include "bench/recipes/copy_buffers.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
 #include "quant/nvfp4_operand.h"
@@ -37,15 +37,12 @@ Nvfp4OperandLayout nvfp4_layout(const OperandSource& source) {
   }
 }
 
-class Nvfp4Quantizer : public OperandQuantizer {
+// Two reads of the input (amax, quantize); each copy is half a byte an element plus its E4M3
+// scales.
+class Nvfp4Quantizer : public BlockScaledQuantizer<Nvfp4OperandLayout, uint8_t> {
  public:
   explicit Nvfp4Quantizer(const OperandSource& source)
-      : source_(source),
-        layout_(nvfp4_layout(source)),
-        rowwise_(has_rowwise(source.copies), layout_.data_bytes(), layout_.rowwise_scale_bytes()),
-        columnwise_(has_columnwise(source.copies), layout_.data_bytes(),
-                    layout_.columnwise_scale_bytes()),
-        scalars_(1) {}
+      : Nvfp4Quantizer(source, nvfp4_layout(source)) {}
 
   void quantize(cudaStream_t stream) override {
     quantize_nvfp4(source_.data, source_.rows, source_.cols, source_.copies, layout_.options,
@@ -53,23 +50,15 @@ class Nvfp4Quantizer : public OperandQuantizer {
                    {columnwise_.data.get(), columnwise_.scales.get()}, scalars_.get(), stream);
   }
   QuantizedTensor copy(bool columnwise) const override {
-    return columnwise ? layout_.columnwise(columnwise_.data.get(), columnwise_.scales.get(),
-                                           scalars_.get())
-                      : layout_.rowwise(rowwise_.data.get(), rowwise_.scales.get(), scalars_.get());
-  }
-  // Two reads of the input (amax, quantize); each copy is half a byte an element plus its
-  // E4M3 scales.
-  double bytes_moved() const override {
-    return static_cast<double>(source_.rows) * static_cast<double>(source_.cols) *
-               (2 * sizeof(__nv_bfloat16)) +
-           static_cast<double>(rowwise_.bytes() + columnwise_.bytes());
+    return copy_view(columnwise, static_cast<const Nvfp4TensorScalars*>(scalars_.get()));
   }
 
  private:
-  OperandSource source_;
-  Nvfp4OperandLayout layout_;
-  CopyBuffers<uint8_t> rowwise_;
-  CopyBuffers<uint8_t> columnwise_;
+  Nvfp4Quantizer(const OperandSource& source, const Nvfp4OperandLayout& layout)
+      : BlockScaledQuantizer(source, layout, layout.rowwise_scale_bytes(),
+                             layout.columnwise_scale_bytes(), 2),
+        scalars_(1) {}
+
   DeviceBuffer<Nvfp4TensorScalars> scalars_;
 };
 
