@@ -13,6 +13,7 @@
 #   probe    BF16 Fprop qkv with and without --autotune and the L2 flush
 #   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
+#   quantab  the quantization cases of the source tree at $BASELINE against this build's
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -108,6 +109,29 @@ stage_quant() {
   run quant "$bench" --gpu_warmup=1 --benchmark_filter=/Quantize/ \
     --benchmark_out="$out/quant.json" --benchmark_out_format=json
   grep -E "Quantize" "$out/quant.log" | awk '{print $1, $(NF)}'
+}
+
+# A change's effect on the quantization cases: the tree at $BASELINE (say, `git archive` of the
+# commit before) is built into build-<its folder name>, and both builds time the cases matching
+# $QUANT_FILTER (default every one), alternately, $AB_ROUNDS times (default 2).
+stage_quantab() {
+  local baseline=${BASELINE:?quantab: set BASELINE to the source tree to compare against}
+  local filter=${QUANT_FILTER:-/Quantize/}
+  local build_dir="build-$(basename "$baseline")"
+  run baseline_configure cmake -S "$baseline" -B "$build_dir" -G Ninja \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
+    run baseline_build cmake --build "$build_dir" --target gemm_bench || return
+  local round side exe
+  for round in $(seq "${AB_ROUNDS:-2}"); do
+    for side in baseline this; do
+      exe=$bench
+      [ "$side" = baseline ] && exe=$build_dir/bench/gemm_bench
+      run "quantab_${side}_$round" "$exe" --gpu_warmup=1 --benchmark_filter="$filter" \
+        --benchmark_min_time=0.2s --benchmark_out="$out/quantab_${side}_$round.json" \
+        --benchmark_out_format=json
+    done
+  done
+  python3 tools/quant_ab.py "$out/quantab_baseline_" "$out/quantab_this_" | tee "$out/quantab.txt"
 }
 
 stage_probe() {
