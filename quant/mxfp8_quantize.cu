@@ -71,7 +71,7 @@ __device__ inline void quantize_rowwise_vector(const Mxfp8Params& p, const TileP
   }
   *reinterpret_cast<uint2*>(p.rowwise.data + targets.first_index + i * targets.index_step) = codes;
   if (col % kMxfp8BlockSize == 0)
-    targets.scale[4 * i] = static_cast<uint8_t>(scale);
+    targets.scale[detail::kRowwiseScaleStep * i] = static_cast<uint8_t>(scale);
 }
 
 // This thread's columnwise slice: 16 rows of two neighbouring columns, the other 16 rows of

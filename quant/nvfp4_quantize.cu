@@ -168,46 +168,30 @@ __device__ inline uint32_t sign_nibbles(uint32_t even, uint32_t odd) {
 }
 
 // Shared memory of one CTA. `staged` holds the BF16 tile for a columnwise copy made from the
-// input; `codes` the rowwise codes (and `block_codes` the 16x16 blocks' scale codes) for one
-// made by transposing them.
+// input (and `block_amax` its 16x16 blocks' amaxes); `codes` the rowwise codes (and
+// `block_codes` the 16x16 blocks' scale codes) for one made by transposing them.
 template <bool kStageInput, bool kTransposeCodes>
 struct Nvfp4Shared {
   uint32_t staged[kStageInput ? kTileRows : 1][kStagedWords];
-  uint32_t codes[kTransposeCodes ? kTileRows : 1][kVectorsPerTileRow];
   uint32_t block_amax[kBlockRowsPerTile][kBlockColsPerTile];
-  uint32_t block_amax_partial[kLoadsPerThread][kWarps][kBlockColsPerTile];
+  uint32_t codes[kTransposeCodes ? kTileRows : 1][kVectorsPerTileRow];
   uint8_t block_codes[kBlockColsPerTile][kBlockRowsPerTile];  // [block col][block row]
   float multipliers[2][kFiniteScaleCodes];                    // rowwise, columnwise
 };
 
-// For 16x16 blocks: each block's amax (BF16 magnitude bits) over the tile, in shared memory.
-// The 16 rows of block row g are held by loads i = g / 2 of warps 4 * (g % 2) .. +3, 4 rows per
-// warp; three shuffles reduce a warp's 4 rows x 16 columns, shared memory the four warps.
-__device__ inline void tile_block_amaxes(const uint4 (&vectors)[kLoadsPerThread],
-                                         uint32_t (*partial)[kWarps][kBlockColsPerTile],
-                                         uint32_t (*amax)[kBlockColsPerTile]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int warp = static_cast<int>(threadIdx.x) / 32;
+// For 16x16 blocks: the amax (BF16 magnitude bits) of this thread's block. Warp w holds block
+// row w (detail/quantize_tile.cuh), and a thread's four vectors lie in one block: the block's
+// other 28 vectors are in the lanes l ^ 1 (its other 8 columns), l ^ 8, l ^ 16, l ^ 24 (its
+// other rows).
+static_assert(detail::kRowsPerWarp == kNvfp4BlockSize && kBlockRowsPerTile == kWarps);
+__device__ inline uint32_t block_amax_16x16(const uint4 (&vectors)[kLoadsPerThread]) {
+  uint32_t m = 0;
 #pragma unroll
-  for (int i = 0; i < kLoadsPerThread; ++i) {
-    uint32_t m = bf16_abs_max_bits(vectors[i]);
-    m = max(m, __shfl_xor_sync(kFullWarp, m, 1));  // the other 8 columns of the block
-    m = max(m, __shfl_xor_sync(kFullWarp, m, 8));  // the warp's other rows
-    m = max(m, __shfl_xor_sync(kFullWarp, m, 16));
-    if (lane < 8 && lane % 2 == 0)
-      partial[i][warp][lane / 2] = m;
-  }
-  __syncthreads();
-  if (threadIdx.x < kBlockRowsPerTile * kBlockColsPerTile) {
-    const int block_row = static_cast<int>(threadIdx.x) / kBlockColsPerTile;
-    const int block_col = static_cast<int>(threadIdx.x) % kBlockColsPerTile;
-    const int first_warp = block_row % 2 * 4;
-    uint32_t m = 0;
-    for (int w = first_warp; w < first_warp + 4; ++w)
-      m = max(m, partial[block_row / 2][w][block_col]);
-    amax[block_row][block_col] = m;
-  }
-  __syncthreads();
+  for (int i = 0; i < kLoadsPerThread; ++i)
+    m = max(m, bf16_abs_max_bits(vectors[i]));
+  m = max(m, __shfl_xor_sync(kFullWarp, m, 1));
+  m = max(m, __shfl_xor_sync(kFullWarp, m, 8));
+  return max(m, __shfl_xor_sync(kFullWarp, m, 16));
 }
 
 // Word `g` of a tile row's codes in `codes`, XOR-swizzled by (row / 8) % 8 so that the
@@ -216,29 +200,19 @@ __device__ inline int code_word(int row, int g) {
   return g ^ static_cast<int>(static_cast<unsigned>(row) / 8 % 8);
 }
 
-// One thread's 8 elements of the rowwise codes: stored to the rowwise copy when kRowwise, to
-// shared memory when kTransposeCodes. With 1x16 blocks the block's other 8 are in the
-// neighbouring lane; every lane must call this (it shuffles).
+// One thread's 8 elements of the rowwise codes, of load i, in a block of amax `amax` and scale
+// `scale`: stored to the rowwise copy when kRowwise, to shared memory when kTransposeCodes.
 template <bool kRowwise, bool kStochastic, bool kTransposeCodes, bool kFullTile, typename Shared>
 __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TilePosition& tile,
                                                const detail::RowwiseTargets& targets,
                                                uint32_t* row_words, int64_t row_word_step, int i,
-                                               const uint4& vector, const CopyScaling& scaling,
-                                               Shared& shared) {
+                                               const uint4& vector, float amax,
+                                               const BlockScale& scale, Shared& shared) {
   const int row = detail::load_row(i);
   const int col = detail::load_col();
-  uint32_t amax_bits = 0;
-  if (p.blocks_16x16) {
-    amax_bits = shared.block_amax[row / kNvfp4BlockSize][col / kNvfp4BlockSize];
-  } else {
-    amax_bits = bf16_abs_max_bits(vector);
-    amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 1));
-  }
   if (!kFullTile && (row >= tile.valid_rows || col >= tile.valid_cols))
     return;
 
-  const float amax = bf16_bits_to_float(amax_bits);
-  const BlockScale scale = block_scale(amax, scaling);
   // A finite block has a positive, finite multiplier, so no product is NaN and each has its
   // element's sign. A poisoned block's codes are computed from junk and replaced by 0.
   const SignMasks sign_bytes = sign_masks(vector.x, vector.y, vector.z, vector.w);
@@ -260,7 +234,7 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   if constexpr (kRowwise) {
     row_words[i * row_word_step] = word;
     if (col % kNvfp4BlockSize == 0)
-      targets.scale[4 * i] = static_cast<uint8_t>(scale.code);
+      targets.scale[detail::kRowwiseScaleStep * i] = static_cast<uint8_t>(scale.code);
   }
   if constexpr (kTransposeCodes) {
     shared.codes[row][code_word(row, col / kVectorElements)] = word;
@@ -415,7 +389,7 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
 __device__ inline detail::RowwiseTargets rowwise_targets(const Nvfp4Params& p,
                                                          const TilePosition& tile) {
   static_assert(kTileRows == kScaleTileRows && kTileCols == kNvfp4BlockSize * kScaleTileCols);
-  const auto row = static_cast<unsigned>(detail::load_row(0));  // < 32
+  const auto row = static_cast<unsigned>(detail::load_row(0));
   const auto col = static_cast<unsigned>(detail::load_col());
   const auto scale_tiles_per_row =
       static_cast<uint64_t>(p.grid.rowwise_padding.padded_scale_cols) / kScaleTileCols;
@@ -424,12 +398,13 @@ __device__ inline detail::RowwiseTargets rowwise_targets(const Nvfp4Params& p,
   const int64_t first_index = (tile.row0 + row) * p.grid.cols + tile.col0 + col;
   return detail::RowwiseTargets{
       first_index, detail::kRowsPerLoad * p.grid.cols,
-      p.rowwise.scale + scale_tile * kScaleTileBytes + row * 16 + col / kNvfp4BlockSize};
+      p.rowwise.scale + scale_tile * kScaleTileBytes +
+          swizzled_offset_in_tile(static_cast<int>(row), static_cast<int>(col / kNvfp4BlockSize))};
 }
 
 // One tile, its vectors already loaded. Shared memory is reused from tile to tile, so the CTA
 // first waits for every reader of the previous tile (and, on its first tile, for the
-// multiplier tables); a rowwise copy of 1x16 blocks shares nothing else from tile to tile.
+// multiplier tables); a rowwise copy shares nothing else from tile to tile.
 template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes,
           bool kFullTile, typename Shared>
 __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& tile,
@@ -438,12 +413,19 @@ __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& t
                                      const CopyScaling& columnwise_scaling, bool first_tile,
                                      Shared& shared) {
   constexpr bool kStageInput = kColumnwise && !kTransposeCodes;
-  if (first_tile || kColumnwise || p.blocks_16x16)
+  if (first_tile || kColumnwise)
     __syncthreads();
   if constexpr (kStageInput)
     detail::stage_tile(vectors, shared.staged);
-  if (p.blocks_16x16)
-    tile_block_amaxes(vectors, shared.block_amax_partial, shared.block_amax);  // synchronises
+  // 16x16 blocks: this thread's block amax, in shared memory too for the staged columnwise copy.
+  const bool blocks_16x16 = kTransposeCodes || p.blocks_16x16;
+  uint32_t block_amax_bits = 0;
+  if (blocks_16x16) {
+    block_amax_bits = block_amax_16x16(vectors);
+    const auto lane = static_cast<unsigned>(threadIdx.x) % 32;
+    if (kStageInput && lane < kVectorsPerTileRow && lane % 2 == 0)
+      shared.block_amax[threadIdx.x / 32][lane / 2] = block_amax_bits;
+  }
   if constexpr (kRowwise || kTransposeCodes) {
     // Where the rowwise copy goes, if it is written; its data as words (a vector's 8 codes).
     detail::RowwiseTargets targets{0, 0, nullptr};
@@ -454,10 +436,26 @@ __device__ inline void quantize_tile(const Nvfp4Params& p, const TilePosition& t
       row_words = reinterpret_cast<uint32_t*>(p.rowwise.data) + targets.first_index / 8;
       row_word_step = targets.index_step / 8;
     }
+    if (blocks_16x16) {
+      // One block, so one scale, for the thread's four vectors.
+      const float amax = bf16_bits_to_float(block_amax_bits);
+      const BlockScale scale = block_scale(amax, rowwise_scaling);
 #pragma unroll
-    for (int i = 0; i < kLoadsPerThread; ++i) {
-      quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes, kFullTile>(
-          p, tile, targets, row_words, row_word_step, i, vectors[i], rowwise_scaling, shared);
+      for (int i = 0; i < kLoadsPerThread; ++i) {
+        quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes, kFullTile>(
+            p, tile, targets, row_words, row_word_step, i, vectors[i], amax, scale, shared);
+      }
+    } else {
+      // 1x16 blocks: a block's other 8 elements are in the neighbouring lane.
+#pragma unroll
+      for (int i = 0; i < kLoadsPerThread; ++i) {
+        uint32_t amax_bits = bf16_abs_max_bits(vectors[i]);
+        amax_bits = max(amax_bits, __shfl_xor_sync(kFullWarp, amax_bits, 1));
+        const float amax = bf16_bits_to_float(amax_bits);
+        quantize_rowwise_vector<kRowwise, kStochastic, kTransposeCodes, kFullTile>(
+            p, tile, targets, row_words, row_word_step, i, vectors[i], amax,
+            block_scale(amax, rowwise_scaling), shared);
+      }
     }
   }
   if constexpr (kColumnwise) {

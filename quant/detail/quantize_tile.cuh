@@ -1,10 +1,12 @@
 #pragma once
 // The tile walk the MXFP8 and NVFP4 quantize kernels share. A CTA of 256 threads owns a tile of
 // 128 rows x 64 columns of the BF16 input (16 KiB) and reads it exactly once, in 16-byte
-// vectors of 8 elements, four per thread: thread t holds row t / 8 + 32 * i, elements
-// 8 * (t % 8) .. +7 of the tile, for i = 0..3. A warp thus reads four full 128-byte row
-// segments per load (coalesced), and the 4 or 2 lanes that hold one 32- or 16-element block of
-// a row are neighbours, so a block's amax is two or one shuffle away.
+// vectors of 8 elements, four per thread: lane l of warp w holds row 16 * w + 4 * i + l / 8,
+// elements 8 * (l % 8) .. +7 of the tile, for i = 0..3. A warp thus reads four full 128-byte
+// row segments per load (coalesced); the 4 or 2 lanes that hold one 32- or 16-element block of
+// a row are neighbours, so a block's amax is two or one shuffle away; and a warp holds 16 whole
+// rows, so a 16x16 block is in one warp (its 32 vectors are the four loads of eight lanes) and
+// its amax is three shuffles away.
 //
 // The columnwise copy is made from the same tile, staged in shared memory as 32-bit words (two
 // neighbouring columns of one row). Thread t takes the column pair p = 4 * (t / 32) + (t % 32) / 8
@@ -15,11 +17,13 @@
 // read eight different banks, the staging stores (8 lanes per row) stay conflict-free, and the
 // swizzle keeps a 16-byte vector in one piece.
 //
-// A kernel either gives each CTA one tile (MXFP8), or walks the tiles with fewer CTAs than
-// tiles (NVFP4, limit_data_ctas): CTA b then takes tiles b, b + data_ctas, ... in row-major
-// tile order (TileCursor), so its set-up work is paid once and it can load the next tile
-// while it converts this one. CTAs after the data CTAs write the scale buffers' padding
-// (detail/swizzled_padding.cuh).
+// A kernel either gives each CTA one tile (MXFP8, row-major in blockIdx.x), or walks the tiles
+// with fewer CTAs than tiles (NVFP4, limit_data_ctas): CTA b then takes tiles b, b + data_ctas,
+// ... of the walk (TileCursor), so its set-up work is paid once and it can load the next tile
+// while it converts this one. The walk takes the tile rows bottom-up, each left to right: NVFP4's
+// amax pass reads the tensor top-down just before, so the rows it read last, the likeliest to be
+// still in L2, are the first the quantize pass reads. CTAs after the data CTAs write the scale
+// buffers' padding (detail/swizzled_padding.cuh).
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -41,7 +45,9 @@ constexpr int kTileCols = 64;
 constexpr int kVectorElements = 8;
 constexpr int kVectorsPerTileRow = kTileCols / kVectorElements;                 // 8
 constexpr int kLoadsPerThread = kTileRows * kVectorsPerTileRow / kTileThreads;  // 4
-constexpr int kRowsPerLoad = kTileThreads / kVectorsPerTileRow;                 // 32
+constexpr int kRowsPerLoad = 32 / kVectorsPerTileRow;  // 4: of one warp load; a thread's step
+constexpr int kRowsPerWarp = kRowsPerLoad * kLoadsPerThread;  // 16
+static_assert(kRowsPerWarp * (kTileThreads / 32) == kTileRows);
 
 // One quantize launch: the input, its tiles, and the two copies' scale padding (a copy that is
 // not written has a null padding buffer and no padding work).
@@ -167,7 +173,8 @@ struct TilePosition {
   int valid_cols;
 };
 
-// A data CTA's place in the row-major walk of the tiles.
+// A data CTA's place in the walk of the tiles: row_tile counts tile rows from the last one up
+// (see the top of this file), col_tile tile columns from the left.
 struct TileCursor {
   int64_t row_tile;
   int64_t col_tile;
@@ -192,10 +199,11 @@ __device__ inline bool is_data_tile(const TileGrid& grid, const TileCursor& curs
   return cursor.row_tile < grid.row_tiles;
 }
 
-__device__ inline TilePosition tile_position(const TileGrid& grid, const TileCursor& cursor) {
+// The tile in tile row `row_tile`, tile column `col_tile`.
+__device__ inline TilePosition tile_at(const TileGrid& grid, int64_t row_tile, int64_t col_tile) {
   TilePosition position;
-  position.row0 = cursor.row_tile * kTileRows;
-  position.col0 = cursor.col_tile * kTileCols;
+  position.row0 = row_tile * kTileRows;
+  position.col0 = col_tile * kTileCols;
   const int64_t rows_left = grid.rows - position.row0;
   const int64_t cols_left = grid.cols - position.col0;
   position.valid_rows = static_cast<int>(rows_left < kTileRows ? rows_left : kTileRows);
@@ -203,15 +211,23 @@ __device__ inline TilePosition tile_position(const TileGrid& grid, const TileCur
   return position;
 }
 
-// The tile of a CTA that has exactly one.
+// The walk's tile at `cursor`.
+__device__ inline TilePosition tile_position(const TileGrid& grid, const TileCursor& cursor) {
+  return tile_at(grid, grid.row_tiles - 1 - cursor.row_tile, cursor.col_tile);
+}
+
+// The tile of a CTA that has exactly one: row-major in blockIdx.x.
 __device__ inline TilePosition tile_position(const TileGrid& grid) {
-  return tile_position(grid, first_tile(grid));
+  const int64_t tile = blockIdx.x;
+  return tile_at(grid, tile / grid.col_tiles, tile % grid.col_tiles);
 }
 
 // Row (within the tile) of load i of this thread, and the first column of its vector.
 // (Divided as unsigned: no signed-division fix-ups.)
 __device__ inline int load_row(int i) {
-  return static_cast<int>(threadIdx.x / kVectorsPerTileRow) + kRowsPerLoad * i;
+  const unsigned warp = threadIdx.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  return static_cast<int>(warp * kRowsPerWarp + lane / kVectorsPerTileRow) + kRowsPerLoad * i;
 }
 __device__ inline int load_col() {
   return static_cast<int>(threadIdx.x % kVectorsPerTileRow) * kVectorElements;
@@ -235,9 +251,13 @@ __device__ inline uint8_t& swizzled_scale_at(uint8_t* scale, int64_t first_row, 
 
 // Where this thread's loads go in a rowwise copy with `block_size` elements per scale. Load i
 // is element index first_index + i * index_step of the copy (row-major), and its block's scale
-// byte, when the vector starts a block, is scale[4 * i]: load_row(i) = load_row(0) + 32 * i with
-// load_row(0) < 32, so swizzled_offset_in_tile only moves 4 bytes per load. Computed once, so
-// the loads add instead of redoing the 64-bit offsets.
+// byte, when the vector starts a block, is scale[kRowwiseScaleStep * i]: load_row(i) =
+// load_row(0) + 4 * i with load_row(0) % 32 in 0..3 or 16..19, so the loads' rows stay in one
+// 32-row group of the 128x4 scale tile, where a row is 16 bytes on. Computed once, so the loads
+// add instead of redoing the 64-bit offsets.
+constexpr int kRowwiseScaleStep = kRowsPerLoad * 16;
+static_assert(3 + kRowsPerLoad * (kLoadsPerThread - 1) < 16);
+
 struct RowwiseTargets {
   int64_t first_index;
   int64_t index_step;
