@@ -91,58 +91,43 @@ __device__ inline BlockScale block_scale(float block_amax, const CopyScaling& sc
   return BlockScale{code, scaling.multipliers[code % kFiniteScaleCodes], poisoned};
 }
 
-// Round-to-nearest E2M1 codes of 8 consecutive elements, packed in memory order, when `signs`
-// holds their sign bits (at 4k + 3, from sign_nibbles) and no value is NaN.
-__device__ inline uint32_t e2m1_word_nearest(const float* values, float multiplier,
-                                             uint32_t signs) {
-  uint32_t sums[8];
-#pragma unroll
-  for (int k = 0; k < 8; ++k)
-    sums[k] = detail::e2m1_magnitude_code_sum(values[k] * multiplier);
-  return detail::pack_e2m1_magnitude_sums(sums) | signs;
-}
-
-// e2m1_word_nearest of a vector whose block's largest product amax * multiplier is below 7 (so
-// is every element's: rounding is monotonic): no clamp.
-__device__ inline uint32_t e2m1_word_small_products(const uint4& vector, float multiplier,
-                                                    uint32_t signs) {
-  uint32_t sums[8];
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    // fabsf folds into the FMUL as an operand modifier.
-    const float magnitude = fabsf(bf16_bits_to_float(bf16_bits_of(vector, k))) * multiplier;
-    sums[k] = detail::e2m1_unclamped_code_sum(magnitude);
-  }
-  return detail::pack_e2m1_magnitude_sums(sums) | signs;
-}
-
-// E2M1 codes of 8 consecutive elements of a copy, the first at row-major position `index` (a
-// multiple of 8, so their random bits come from one Philox block), packed in memory order.
-// kSignsGiven: as for e2m1_word_nearest; otherwise `signs` is 0 and each element's sign comes
-// from its value (a NaN encodes as +6, like e2m1_split).
-template <bool kStochastic, bool kSignsGiven>
-__device__ inline uint32_t e2m1_word(const float* values, float multiplier, const Nvfp4Params& p,
-                                     uint32_t rounding_stream, uint64_t index, uint32_t signs) {
-  if constexpr (!kStochastic && kSignsGiven)
-    return e2m1_word_nearest(values, multiplier, signs);
-  uint32_t word = signs - detail::kE2m1WordBias;  // see block_codecs.h
-  const auto split = [multiplier](float value) {
-    return kSignsGiven ? detail::e2m1_split_unsigned(value * multiplier)
-                       : detail::e2m1_split(value * multiplier);
-  };
+// E2M1 codes of 8 consecutive elements of a copy, element(k) for k = 0..7, the first at
+// row-major position `index` (a multiple of 8, so their random bits come from one Philox block),
+// packed in memory order. (`element` converts where it is used: fewer values live at once.)
+// `signs` holds their sign bits (at 4k + 3, from sign_nibbles); no value is NaN (a block holding
+// one is poisoned and never converted). With round to nearest, `small_products` says that the
+// block's largest product amax * multiplier is below 7, and then so is every element's
+// (rounding is monotonic): no clamp. That is every block whose E4M3 scale is normal (its
+// largest product is then about 6).
+template <bool kStochastic, typename Element>
+__device__ inline uint32_t e2m1_word(Element element, float multiplier, const Nvfp4Params& p,
+                                     uint32_t rounding_stream, uint64_t index, uint32_t signs,
+                                     bool small_products) {
   if constexpr (kStochastic) {
+    uint32_t word = signs - detail::kE2m1WordBias;  // see block_codecs.h
     const Philox4x32Block random = rounding_block(p.rounding_seed, rounding_stream, index);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      word += detail::e2m1_biased_stochastic(split(values[k]), rounding_bits_at(random, k))
+      word += detail::e2m1_biased_stochastic(detail::e2m1_split_unsigned(element(k) * multiplier),
+                                             rounding_bits_at(random, k))
               << (4 * k);
     }
+    return word;
   } else {
+    // Each branch packs its own codes: merged before packing, the two would need eight register
+    // moves on the usual path.
+    uint32_t sums[8];
+    if (small_products) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k)  // fabsf folds into the FMUL as an operand modifier
+        sums[k] = detail::e2m1_unclamped_code_sum(fabsf(element(k)) * multiplier);
+      return detail::pack_e2m1_magnitude_sums(sums) | signs;
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-      word += detail::e2m1_biased_nearest(split(values[k])) << (4 * k);
+      sums[k] = detail::e2m1_magnitude_code_sum(element(k) * multiplier);
+    return detail::pack_e2m1_magnitude_sums(sums) | signs;
   }
-  return word;
 }
 
 // The sign bits of BF16 pairs a, b, c, d as byte masks (0xFF for a negative value, else 0):
@@ -165,6 +150,22 @@ __device__ inline SignMasks sign_masks(uint32_t a, uint32_t b, uint32_t c, uint3
 // its odd elements (element 2m in byte m of `even`, element 2m + 1 in byte m of `odd`).
 __device__ inline uint32_t sign_nibbles(uint32_t even, uint32_t odd) {
   return (even & 0x08080808u) | (odd & 0x80808080u);
+}
+
+// The sign bits of FP32 values a, b, c, d as byte masks, in bytes 0..3 (as SignMasks; the sign
+// is in byte 3 of each value).
+__device__ inline uint32_t fp32_sign_masks(float a, float b, float c, float d) {
+  uint32_t ab;  // a, b in bytes 0, 1
+  uint32_t cd;
+  asm("prmt.b32 %0, %1, %2, 0x00FB;" : "=r"(ab) : "r"(fp32_bits(a)), "r"(fp32_bits(b)));
+  asm("prmt.b32 %0, %1, %2, 0x00FB;" : "=r"(cd) : "r"(fp32_bits(c)), "r"(fp32_bits(d)));
+  return __byte_perm(ab, cd, 0x5410);
+}
+
+// The sign bits of 8 FP32 values as an E2M1 word's.
+__device__ inline uint32_t fp32_sign_nibbles(const float* values) {
+  return sign_nibbles(fp32_sign_masks(values[0], values[2], values[4], values[6]),
+                      fp32_sign_masks(values[1], values[3], values[5], values[7]));
 }
 
 // Shared memory of one CTA. `staged` holds the BF16 tile for a columnwise copy made from the
@@ -216,20 +217,11 @@ __device__ inline void quantize_rowwise_vector(const Nvfp4Params& p, const TileP
   // A finite block has a positive, finite multiplier, so no product is NaN and each has its
   // element's sign. A poisoned block's codes are computed from junk and replaced by 0.
   const SignMasks sign_bytes = sign_masks(vector.x, vector.y, vector.z, vector.w);
-  const uint32_t signs = sign_nibbles(sign_bytes.low, sign_bytes.high);
-  uint32_t word = 0;
-  if (!kStochastic && amax * scale.multiplier < 7.0f) {
-    // Every block whose E4M3 scale is normal (the largest product is then about 6).
-    word = e2m1_word_small_products(vector, scale.multiplier, signs);
-  } else {
-    float values[kVectorElements];
-#pragma unroll
-    for (int k = 0; k < kVectorElements; ++k)
-      values[k] = bf16_bits_to_float(bf16_bits_of(vector, k));
-    word = e2m1_word<kStochastic, true>(
-        values, scale.multiplier, p, kRowwiseRoundingStream,
-        static_cast<uint64_t>(targets.first_index + i * targets.index_step), signs);
-  }
+  const auto element = [&vector](int k) { return bf16_bits_to_float(bf16_bits_of(vector, k)); };
+  uint32_t word = e2m1_word<kStochastic>(
+      element, scale.multiplier, p, kRowwiseRoundingStream,
+      static_cast<uint64_t>(targets.first_index + i * targets.index_step),
+      sign_nibbles(sign_bytes.low, sign_bytes.high), amax * scale.multiplier < 7.0f);
   word = scale.poisoned ? 0u : word;
   if constexpr (kRowwise) {
     row_words[i * row_word_step] = word;
@@ -363,18 +355,23 @@ __device__ inline void quantize_columnwise_slice(const Nvfp4Params& p, const Til
     const auto index = static_cast<uint64_t>(out_row * p.grid.rows + out_col);
     uint2 codes = make_uint2(0, 0);
     if (!scale.poisoned) {
-      uint32_t signs[2] = {0, 0};
-      if constexpr (!kHadamard) {
+      uint32_t signs[2];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (kHadamard) {
+          signs[h] = fp32_sign_nibbles(values + 8 * h);  // the transformed values' signs
+        } else {
           signs[h] = j == 0 ? sign_nibbles(even_rows[h].low, odd_rows[h].low)
                             : sign_nibbles(even_rows[h].high, odd_rows[h].high);
         }
       }
-      codes.x = e2m1_word<kStochastic, !kHadamard>(values, scale.multiplier, p,
-                                                   kColumnwiseRoundingStream, index, signs[0]);
-      codes.y = e2m1_word<kStochastic, !kHadamard>(values + 8, scale.multiplier, p,
-                                                   kColumnwiseRoundingStream, index + 8, signs[1]);
+      const bool small_products = amax * scale.multiplier < 7.0f;
+      const auto first = [&values](int k) { return values[k]; };
+      const auto second = [&values](int k) { return values[8 + k]; };
+      codes.x = e2m1_word<kStochastic>(first, scale.multiplier, p, kColumnwiseRoundingStream, index,
+                                       signs[0], small_products);
+      codes.y = e2m1_word<kStochastic>(second, scale.multiplier, p, kColumnwiseRoundingStream,
+                                       index + 8, signs[1], small_products);
     }
     *reinterpret_cast<uint2*>(p.columnwise.data + index / 2) = codes;
     detail::swizzled_scale_at(p.columnwise.scale, out_row - out_row % kScaleTileRows,

@@ -62,7 +62,7 @@ GEMMSCOPE_HOST_DEVICE inline float e8m0_value(uint8_t code) {
   return fp32_from_bits(static_cast<uint32_t>(code) << 23);
 }
 
-// The E2M1 rounding shared by both conversions below. A magnitude a (at most 6) lies in a range
+// The E2M1 rounding the conversions below share. A magnitude a (at most 6) lies in a range
 // of fixed spacing q: 0.5 below 2 (codes 0..4 are 2a), 1 in [2, 4) (codes 4..6 are a + 2), 2 in
 // [4, 6] (codes 6, 7 are a / 2 + 4). With P = max(2^floor(log2 a), 1), q = P / 2, and the FP32
 // sum P + a * 2^-22 (one FMA) has its last mantissa bit worth q * 2^-22: the FMA's rounding is
@@ -71,7 +71,7 @@ GEMMSCOPE_HOST_DEVICE inline float e8m0_value(uint8_t code) {
 // table, no branch.
 //
 // The kernels pack eight codes into a word, and the constant 254 of each is subtracted once for
-// all eight: the "biased" conversions return code + 254 (sign included), and
+// all eight: the "biased" (stochastic) conversion returns code + 254 (sign included), and
 //     sum over k of (biased_k << 4k) - kE2m1WordBias
 // is the word with code k in nibble k (the arithmetic is exact modulo 2^32).
 constexpr uint32_t kE2m1CodeBias = 254u;
@@ -108,19 +108,6 @@ GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_code_of_sum(float sum, uint32_
   return ((bits & 0x7u) | sign) + (bits >> 22);
 }
 
-// encode_e2m1 plus kE2m1CodeBias: round to nearest, ties to even (the FMA's own rounding).
-GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(const E2m1Split& split) {
-  return e2m1_biased_code_of_sum(fmaf(split.magnitude, 0x1p-22f, split.spacing_p), split.sign);
-}
-
-GEMMSCOPE_HOST_DEVICE inline uint32_t e2m1_biased_nearest(float value) {
-  return e2m1_biased_nearest(e2m1_split(value));
-}
-
-GEMMSCOPE_HOST_DEVICE inline uint8_t e2m1_round_nearest(float value) {
-  return static_cast<uint8_t>(e2m1_biased_nearest(value) - kE2m1CodeBias);
-}
-
 // (bits & 0x7F800000) | 2 in one LOP3: written as PTX with the mask in a register, as ptxas
 // otherwise spends two instructions on the two constants.
 GEMMSCOPE_HOST_DEVICE inline uint32_t exponent_field_or_2(uint32_t bits) {
@@ -133,7 +120,7 @@ GEMMSCOPE_HOST_DEVICE inline uint32_t exponent_field_or_2(uint32_t bits) {
 #endif
 }
 
-// The round-to-nearest conversion of the kernels' hot loops, a variant of the one above that
+// The round-to-nearest conversion of the kernels' hot loops, a variant of the sum above that
 // packs cheaper. Instead of P it adds P' = P + (2 log2 P + 256) ulp(P): the FMA's rounding is
 // the same (the offset is a whole, even number of ulps), and the low mantissa bits of the sum
 // are then n + 2 log2 P, the code itself, with bits 3..7 zero (the 256 keeps bit 8 set so that

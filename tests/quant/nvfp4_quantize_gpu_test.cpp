@@ -153,7 +153,8 @@ TEST(Nvfp4QuantizeGpu, NonFiniteBlocks) {
   input[5 * cols + 20] = __float2bfloat16(std::numeric_limits<float>::infinity());
   input[40 * cols + 3] = __float2bfloat16(std::numeric_limits<float>::quiet_NaN());
   for (const int role :
-       {-1, static_cast<int>(Nvfp4Role::kWeight), static_cast<int>(Nvfp4Role::kGradient)}) {
+       {-1, static_cast<int>(Nvfp4Role::kActivation), static_cast<int>(Nvfp4Role::kWeight),
+        static_cast<int>(Nvfp4Role::kGradient)}) {
     const GpuNvfp4 gpu =
         quantize_on_gpu(input, {rows, cols, OperandCopies::kBoth}, options_of(role));
     const HostQuantizedTensor expected =
