@@ -4,18 +4,10 @@
 
 #include <string>
 
+#include "shapes/case_mode.h"
 #include "shapes/layer_gemms.h"
 
 namespace gemmscope {
-
-enum class Mode {
-  kNative,    // BF16: nothing to quantize; the baseline of both other modes
-  kAutocast,  // the quantization of the GEMM's inputs is inside the timed region
-  kPrequant,  // inputs quantized once, outside timing: the GEMM alone
-};
-
-// "native", "autocast", "prequant": the token used in case names.
-const char* mode_name(Mode mode);
 
 struct CaseSpec {
   LayerGemm gemm;  // pass, op, linear-layer dims and the launched M, K, N

@@ -17,11 +17,5 @@ TEST(CaseName, FollowsTheDesignScheme) {
             "NVFP4/Wgrad/mlp_down/prequant/M:16384/K:15872/N:4096");
 }
 
-TEST(ModeName, Tokens) {
-  EXPECT_STREQ(mode_name(Mode::kNative), "native");
-  EXPECT_STREQ(mode_name(Mode::kAutocast), "autocast");
-  EXPECT_STREQ(mode_name(Mode::kPrequant), "prequant");
-}
-
 }  // namespace
 }  // namespace gemmscope

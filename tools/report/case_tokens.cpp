@@ -20,18 +20,6 @@ std::string_view precision_name(Precision precision) {
   return "?";
 }
 
-std::string_view mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::kNative:
-      return "native";
-    case Mode::kAutocast:
-      return "autocast";
-    case Mode::kPrequant:
-      return "prequant";
-  }
-  return "?";
-}
-
 std::optional<Precision> parse_precision(std::string_view token) {
   for (Precision precision : kPrecisions) {
     if (precision_name(precision) == token)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "shapes/case_mode.h"
 #include "shapes/gemm_shape.h"
 
 namespace gemmscope::report {
@@ -20,8 +21,8 @@ inline constexpr std::array<Precision, 6> kPrecisions = {
 // Pass and pass_name() are shapes/'s (gemm_shape.h), the same tokens gemm_bench writes.
 inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
 
-// kNative is BF16's only mode; it is the baseline of both quantized modes.
-enum class Mode { kNative, kAutocast, kPrequant };
+// Mode and mode_name() are shapes/'s too (case_mode.h). kNative is BF16's only mode; it is the
+// baseline of both quantized modes.
 inline constexpr std::array<Mode, 2> kQuantizedModes = {Mode::kAutocast, Mode::kPrequant};
 
 // The GEMMs of one transformer layer in a model run. --shapes runs name theirs gemm0, gemm1...
@@ -29,7 +30,6 @@ inline constexpr std::array<std::string_view, 4> kModelOps = {"qkv", "attn_out",
                                                               "mlp_down"};
 
 std::string_view precision_name(Precision precision);
-std::string_view mode_name(Mode mode);
 
 std::optional<Precision> parse_precision(std::string_view token);
 std::optional<Pass> parse_pass(std::string_view token);
