@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "quant/swizzled_scale_layout.h"
+
 namespace gemmscope {
 
 void require_block_scaled_shape(const std::string& format, int64_t rows, int64_t cols,
@@ -22,6 +24,15 @@ void require_block_scaled_shape(const std::string& format, int64_t rows, int64_t
                                 "dimension) must be a multiple of " + block + ", got " +
                                 std::to_string(rows));
   }
+}
+
+int64_t block_scale_bytes(int64_t rows, int64_t cols, int block_size, OperandCopies copies,
+                          bool columnwise) {
+  if (!(columnwise ? has_columnwise(copies) : has_rowwise(copies)))
+    return 0;
+  const SwizzledScaleLayout layout = columnwise ? SwizzledScaleLayout(cols, rows / block_size)
+                                                : SwizzledScaleLayout(rows, cols / block_size);
+  return static_cast<int64_t>(layout.bytes());
 }
 
 }  // namespace gemmscope

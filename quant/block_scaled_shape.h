@@ -16,4 +16,10 @@ namespace gemmscope {
 void require_block_scaled_shape(const std::string& format, int64_t rows, int64_t cols,
                                 int block_size, OperandCopies copies);
 
+// Bytes of one copy's swizzled block scales (quant/swizzled_scale_layout.h) for a [rows, cols]
+// tensor, 0 when `copies` leaves that copy out: the rowwise copy has rows x cols / block_size
+// scales, the columnwise copy (the transpose) cols x rows / block_size.
+int64_t block_scale_bytes(int64_t rows, int64_t cols, int block_size, OperandCopies copies,
+                          bool columnwise);
+
 }  // namespace gemmscope

@@ -4,7 +4,6 @@
 
 #include "quant/block_scaled_shape.h"
 #include "quant/mxfp8_scaling.h"
-#include "quant/swizzled_scale_layout.h"
 
 namespace gemmscope {
 namespace {
@@ -28,15 +27,11 @@ Mxfp8OperandLayout::Mxfp8OperandLayout(int64_t rows, int64_t cols, OperandCopies
 }
 
 int64_t Mxfp8OperandLayout::rowwise_scale_bytes() const {
-  if (!has_rowwise(copies))
-    return 0;
-  return static_cast<int64_t>(SwizzledScaleLayout(rows, cols / kMxfp8BlockSize).bytes());
+  return block_scale_bytes(rows, cols, kMxfp8BlockSize, copies, /*columnwise=*/false);
 }
 
 int64_t Mxfp8OperandLayout::columnwise_scale_bytes() const {
-  if (!has_columnwise(copies))
-    return 0;
-  return static_cast<int64_t>(SwizzledScaleLayout(cols, rows / kMxfp8BlockSize).bytes());
+  return block_scale_bytes(rows, cols, kMxfp8BlockSize, copies, /*columnwise=*/true);
 }
 
 int Mxfp8OperandLayout::buffer_count() const {

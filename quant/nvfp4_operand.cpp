@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "quant/block_scaled_shape.h"
 #include "quant/nvfp4_scaling.h"
-#include "quant/swizzled_scale_layout.h"
 
 namespace gemmscope {
 namespace {
@@ -33,15 +33,11 @@ Nvfp4OperandLayout::Nvfp4OperandLayout(int64_t rows, int64_t cols, OperandCopies
 }
 
 int64_t Nvfp4OperandLayout::rowwise_scale_bytes() const {
-  if (!has_rowwise(copies))
-    return 0;
-  return static_cast<int64_t>(SwizzledScaleLayout(rows, cols / kNvfp4BlockSize).bytes());
+  return block_scale_bytes(rows, cols, kNvfp4BlockSize, copies, /*columnwise=*/false);
 }
 
 int64_t Nvfp4OperandLayout::columnwise_scale_bytes() const {
-  if (!has_columnwise(copies))
-    return 0;
-  return static_cast<int64_t>(SwizzledScaleLayout(cols, rows / kNvfp4BlockSize).bytes());
+  return block_scale_bytes(rows, cols, kNvfp4BlockSize, copies, /*columnwise=*/true);
 }
 
 int Nvfp4OperandLayout::buffer_count() const {
