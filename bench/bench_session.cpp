@@ -165,7 +165,8 @@ void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
   if (state.iterations() > 0 && total_seconds > 0) {
     // Rates are computed here, over the GPU (manual) time, so they never depend on how a
     // Google Benchmark version derives its own.
-    work.report(state, total_seconds / static_cast<double>(state.iterations()), measurements_);
+    work.report(state.counters, total_seconds / static_cast<double>(state.iterations()),
+                measurements_);
     report_clocks(state, clocks);
     const std::string label = label_with_clocks(work.label(), clocks);
     if (!label.empty())

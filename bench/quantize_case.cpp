@@ -20,14 +20,14 @@ class QuantizeWork : public TimedWork {
   void enqueue(cudaStream_t stream) override { quantizer_->quantize(stream); }
   // The kernels are checked bit for bit against host references by the tests.
   std::string verify(cudaStream_t /*stream*/) override { return ""; }
-  void report(benchmark::State& state, double seconds_per_iteration,
+  void report(benchmark::UserCounters& counters, double seconds_per_iteration,
               const RunMeasurements& run) const override {
     const double gbps = quantizer_->bytes_moved() / seconds_per_iteration / 1e9;
-    state.counters["GBps"] = gbps;
+    counters["GBps"] = gbps;
     if (run.copy_gbps > 0)
-      state.counters["pct_of_copy_bw"] = 100.0 * gbps / run.copy_gbps;
-    state.counters["R"] = static_cast<double>(spec_.rows);
-    state.counters["C"] = static_cast<double>(spec_.cols);
+      counters["pct_of_copy_bw"] = 100.0 * gbps / run.copy_gbps;
+    counters["R"] = static_cast<double>(spec_.rows);
+    counters["C"] = static_cast<double>(spec_.cols);
   }
 
  private:

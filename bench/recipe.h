@@ -40,7 +40,7 @@ class GemmCase : public TimedWork {
   virtual bool emulated() const { return false; }
 
   std::string verify(cudaStream_t stream) final;
-  void report(benchmark::State& state, double seconds_per_iteration,
+  void report(benchmark::UserCounters& counters, double seconds_per_iteration,
               const RunMeasurements& run) const final;
 
  private:

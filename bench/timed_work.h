@@ -24,8 +24,9 @@ class TimedWork {
   // --verify: checks the work once, before timing. Returns an error message, or "" when it
   // passed; counters it measured go into report().
   virtual std::string verify(cudaStream_t stream) = 0;
-  // Sets the case's counters from its mean GPU time per iteration.
-  virtual void report(benchmark::State& state, double seconds_per_iteration,
+  // Sets the case's counters from its GPU time per iteration. They go into a counter map
+  // rather than a benchmark::State so that a case can be reported after it was measured.
+  virtual void report(benchmark::UserCounters& counters, double seconds_per_iteration,
                       const RunMeasurements& run) const = 0;
   // The case's label in the report (the session may append notes to it, e.g. on clocks).
   virtual std::string label() const { return ""; }
