@@ -2,17 +2,33 @@
 
 #include <cuda_profiler_api.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/case_filter.h"
 #include "bench/nvtx_range.h"
+#include "bench/sample_statistics.h"
 #include "kernels/copy_bandwidth.h"
 #include "quant/cuda_check.h"
 #include "quant/unsupported.h"
 
 namespace gemmscope {
 namespace {
+
+// --verify: for cases this long, the event time may exceed the kernel time by at most 2%, or
+// by the gaps between back-to-back launches where they weigh more: an H100 showed 2.6 us
+// between the events and the first and last activity plus 1.15 us between activities
+// (event - kernel sum = 4 us for a GEMM, 14 us for the 10 activities of an FP8Current autocast
+// case), so 2 us per activity. Below 100 us only the order is checked.
+constexpr double kKernelCheckMinSeconds = 100e-6;
+constexpr double kKernelCheckTolerance = 0.02;
+constexpr double kLaunchGapSeconds = 2e-6;
+// The events' resolution: a kernel sum may exceed the event time by this much.
+constexpr double kEventResolutionSeconds = 1e-6;
 
 std::string free_memory_text() {
   size_t free_bytes = 0;
@@ -42,21 +58,42 @@ class ProfilerScope {
 };
 
 // Clock counters of a timed loop; none when NVML took no samples.
-void report_clocks(benchmark::State& state, const ClockSummary& clocks) {
+void add_clock_counters(benchmark::UserCounters& counters, const ClockSummary& clocks) {
   if (clocks.samples == 0)
     return;
-  state.counters["sm_clock_mhz"] = clocks.mean_sm_clock_mhz;
-  state.counters["sm_clock_min_mhz"] = clocks.min_sm_clock_mhz;
+  counters["sm_clock_mhz"] = clocks.mean_sm_clock_mhz;
+  counters["sm_clock_min_mhz"] = clocks.min_sm_clock_mhz;
   if (clocks.mean_power_w)
-    state.counters["power_w"] = *clocks.mean_power_w;
+    counters["power_w"] = *clocks.mean_power_w;
 }
 
-// The case's own label, and a note when its clocks were lowered while it was timed.
-std::string label_with_clocks(const std::string& label, const ClockSummary& clocks) {
-  const std::string slowdowns = clock_event_reasons_text(clocks.event_reasons);
-  if (slowdowns.empty())
-    return label;
-  return label + (label.empty() ? "" : " ") + "[clocks: " + slowdowns + "]";
+void append_note(std::string& label, const std::string& note) {
+  label += (label.empty() ? "" : " ") + ("[" + note + "]");
+}
+
+std::string fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// --verify: the two timers must agree. Empty when they do.
+std::string kernel_time_disagreement(double event_s, const KernelSummary& kernels) {
+  if (kernels.iterations == 0)
+    return "";
+  const double kernel_s = kernels.median_ms * 1e-3;
+  if (kernel_s > event_s + kEventResolutionSeconds) {
+    return "kernel time " + fixed(kernel_s * 1e6, 1) + " us exceeds event time " +
+           fixed(event_s * 1e6, 1) + " us";
+  }
+  const double allowed =
+      std::max(kKernelCheckTolerance * event_s, kLaunchGapSeconds * kernels.per_iteration);
+  if (event_s >= kKernelCheckMinSeconds && event_s - kernel_s > allowed) {
+    return "event time " + fixed(event_s * 1e6, 1) + " us exceeds kernel time " +
+           fixed(kernel_s * 1e6, 1) + " us of " + std::to_string(kernels.per_iteration) +
+           " kernels by more than " + fixed(allowed * 1e6, 1) + " us";
+  }
+  return "";
 }
 
 }  // namespace
@@ -69,13 +106,21 @@ void skip_case(benchmark::State& state, const std::string& reason) {
 #endif
 }
 
+BenchSession::BenchSession(const BenchOptions& options) : options_(options) {}
+
 BenchSession::~BenchSession() {
   prepared_.reset();
+  kernel_timer_.reset();
   clock_monitor_.reset();
   timer_.reset();
   cublas_.reset();
   if (stream_ != nullptr)
     cudaStreamDestroy(stream_);
+}
+
+size_t BenchSession::add_case(CaseDefinition definition) {
+  cases_.push_back(std::move(definition));
+  return cases_.size() - 1;
 }
 
 void BenchSession::start_gpu() {
@@ -87,90 +132,270 @@ void BenchSession::start_gpu() {
   int cuda_device = 0;
   CUDA_CHECK(cudaGetDevice(&cuda_device));
   clock_monitor_ = std::make_unique<ClockMonitor>(cuda_device);
+  kernel_timer_ = std::make_unique<KernelTimer>();
+  if (!options_.timeline_path.empty()) {
+    timeline_ = std::make_unique<Timeline>(options_.timeline_path);
+    clock_monitor_->keep_readings(true);
+  }
 }
 
-BenchSession::PreparedCase& BenchSession::prepare(const CaseDefinition& definition) {
-  if (prepared_ && prepared_->name == definition.name)
-    return *prepared_;
-  prepared_.reset();  // free the previous case's buffers before allocating this one's
+GroupTimer BenchSession::group_timer() {
+  return GroupTimer(*timer_, *clock_monitor_, *kernel_timer_, stream_, options_.timing);
+}
+
+std::unique_ptr<BenchSession::PreparedCase> BenchSession::prepare(size_t index) {
+  const CaseDefinition& definition = cases_[index];
   auto prepared = std::make_unique<PreparedCase>();
-  prepared->name = definition.name;
+  prepared->index = index;
+  prepared->nvtx_names = nvtx_components(definition.name);
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
   prepared->work = definition.prepare(RecipeContext{device_, *cublas_, algorithm, stream_});
-  if (options_.verify)
-    prepared->verification_failure = prepared->work->verify(stream_);
+  if (options_.verify) {
+    const std::string failure = prepared->work->verify(stream_);
+    if (!failure.empty())
+      throw std::runtime_error(failure);
+  }
+  for (int i = 0; i < options_.warmup_runs; ++i)
+    prepared->work->enqueue(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-  prepared_ = std::move(prepared);
-  return *prepared_;
+  return prepared;
 }
 
-void BenchSession::run_case(benchmark::State& state, const CaseDefinition& definition) {
-  const std::string unsupported = definition.unsupported_reason(device_);
+std::vector<size_t> BenchSession::group_members(size_t index) {
+  if (!selected_) {
+    const CaseFilter filter(benchmark::GetBenchmarkFilter());
+    selected_.emplace();
+    for (const CaseDefinition& definition : cases_)
+      selected_->push_back(filter.selects(definition.name));
+  }
+  // The case asked for first, then the rest of its group in registration order.
+  std::vector<size_t> members = {index};
+  for (size_t j = 0; j < cases_.size(); ++j) {
+    if (j == index || cases_[j].group != cases_[index].group || !(*selected_)[j])
+      continue;
+    if (!cases_[j].unsupported_reason(device_).empty())
+      continue;  // will be skipped
+    // Members with results still waiting get one more: each group run serves one call of
+    // every member (one repetition each, in whatever order Google Benchmark asks).
+    members.push_back(j);
+  }
+  return members;
+}
+
+BenchSession::CaseResult BenchSession::failure_result(const std::exception_ptr& failure) {
+  CaseResult result;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Unsupported& e) {
+    result.skip_reason = e.what();
+  } catch (const CudaError& e) {
+    if (e.code() == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // out-of-memory is not sticky; clear it for the next case
+      result.skip_reason = "does not fit in GPU memory" + free_memory_text() + ": " + e.what();
+    } else {
+      result.error = e.what();
+    }
+  } catch (const std::exception& e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
+void BenchSession::measure_group(size_t index) {
+  std::vector<std::unique_ptr<PreparedCase>> prepared;
+  for (const size_t member : group_members(index)) {
+    try {
+      prepared.push_back(prepare(member));
+    } catch (...) {
+      const std::exception_ptr failure = std::current_exception();
+      const bool out_of_memory = [&] {
+        try {
+          std::rethrow_exception(failure);
+        } catch (const CudaError& e) {
+          return e.code() == cudaErrorMemoryAllocation;
+        } catch (...) {
+          return false;
+        }
+      }();
+      if (out_of_memory && member != index) {
+        // The group is as large as memory allows; this member gets a group of its own later.
+        cudaGetLastError();
+        break;
+      }
+      results_[member].push_back(failure_result(failure));
+      if (member == index)
+        return;
+    }
+  }
+  std::vector<GroupMember> members;
+  for (const std::unique_ptr<PreparedCase>& p : prepared)
+    members.push_back({p->work.get(), p->nvtx_names});
+  GroupTimer timer = group_timer();
+  try {
+    const ProfilerScope profiler(options_.profile);
+    clock_monitor_->take_readings();  // a timeline's readings start with the group
+    const SettleResult settle = timer.settle(members);
+    const GroupSamples samples = timer.sample(members);
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      results_[prepared[i]->index].push_back(
+          measured_result(*prepared[i], samples.members[i], settle, samples));
+    }
+    if (timeline_) {
+      std::vector<std::string> names;
+      for (const std::unique_ptr<PreparedCase>& p : prepared)
+        names.push_back(cases_[p->index].name);
+      timeline_->write_group(cases_[index].group, names, settle, samples,
+                             clock_monitor_->take_readings());
+    }
+  } catch (const std::exception& e) {
+    clock_monitor_->stop();
+    for (const std::unique_ptr<PreparedCase>& p : prepared)
+      results_[p->index].push_back(CaseResult{e.what(), "", 0, {}, "", ""});
+  }
+}
+
+BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepared,
+                                                       const MemberSamples& samples,
+                                                       const SettleResult& settle,
+                                                       const GroupSamples& group) const {
+  CaseResult result;
+  const TimedWork& work = *prepared.work;
+  // The median: one slow sample (a clock dip, an interrupt) moves it by nothing.
+  result.seconds = median_of(samples.seconds);
+  if (result.seconds <= 0) {
+    result.error = "no samples were taken";
+    return result;
+  }
+  work.report(result.counters, result.seconds, measurements_);
+  benchmark::UserCounters& counters = result.counters;
+  const double noise = relative_half_width_pct(median_interval(samples.seconds));
+  counters["samples"] = static_cast<double>(samples.seconds.size());
+  if (std::isfinite(noise))
+    counters["noise_pct"] = noise;
+  if (settle.attempted)
+    counters["settle_ms"] = settle.seconds * 1e3;
+  add_clock_counters(counters, group.clocks);
+  if (samples.kernels.iterations > 0) {
+    counters["kernel_ms"] = samples.kernels.median_ms;
+    counters["kernels"] = samples.kernels.per_iteration;
+    result.kernel_list = kernel_list_text(samples.kernels);
+  }
+
+  result.label = work.label();
+  const std::string slowdowns = clock_event_reasons_text(group.clocks.event_reasons);
+  if (!slowdowns.empty())
+    append_note(result.label, "clocks: " + slowdowns);
+  if (settle.attempted && !settle.settled)
+    append_note(result.label, "not settled after " + fixed(settle.seconds, 1) + " s");
+  if (group.verdict == SamplingVerdict::kTimedOut) {
+    append_note(result.label, "noise " + (std::isfinite(noise) ? fixed(noise, 2) : "n/a") + "% > " +
+                                  fixed(options_.timing.sampling.max_noise_pct, 2) + "% after " +
+                                  fixed(group.sampling_s, 1) + " s");
+  }
+  if (options_.verify) {
+    const std::string disagreement = kernel_time_disagreement(result.seconds, samples.kernels);
+    if (!disagreement.empty())
+      result.error = "timers disagree: " + disagreement;
+  }
+  return result;
+}
+
+void BenchSession::report(benchmark::State& state, const CaseResult& result,
+                          const std::string& name) const {
+  if (!result.skip_reason.empty()) {
+    skip_case(state, result.skip_reason);
+    return;
+  }
+  if (!result.error.empty()) {
+    state.SkipWithError(result.error.c_str());
+    return;
+  }
+  // One Google Benchmark iteration stands for the whole measurement: its time is the median
+  // of the samples (counter `samples` says how many).
+  for (auto _ : state)
+    state.SetIterationTime(result.seconds);
+  for (const auto& [name, counter] : result.counters)
+    state.counters[name] = counter;
+  if (!result.label.empty())
+    state.SetLabel(result.label);
+  if (options_.list_kernels && !result.kernel_list.empty()) {
+    std::fprintf(stderr, "kernels of %s: %s\n", name.c_str(), result.kernel_list.c_str());
+  }
+}
+
+void BenchSession::run_case(benchmark::State& state, size_t index) {
+  const std::string unsupported = cases_[index].unsupported_reason(device_);
   if (!unsupported.empty()) {
     skip_case(state, unsupported);
     return;
   }
-  try {
-    PreparedCase& prepared = prepare(definition);
-    if (!prepared.verification_failure.empty()) {
-      state.SkipWithError(prepared.verification_failure.c_str());
-      return;
-    }
-    time_case(state, prepared);
-  } catch (const Unsupported& e) {
-    prepared_.reset();
-    skip_case(state, e.what());
-  } catch (const CudaError& e) {
-    prepared_.reset();
-    if (e.code() == cudaErrorMemoryAllocation) {
-      cudaGetLastError();  // out-of-memory is not sticky; clear it for the next case
-      skip_case(state, "does not fit in GPU memory" + free_memory_text() + ": " + e.what());
-    } else {
-      state.SkipWithError(e.what());
-    }
-  } catch (const std::exception& e) {
-    prepared_.reset();
-    state.SkipWithError(e.what());
+  if (options_.benchmark_drives_iterations) {
+    run_benchmark_loop(state, index);
+    return;
   }
+  if (results_[index].empty())
+    measure_group(index);
+  if (results_[index].empty()) {
+    state.SkipWithError("internal error: the case's group was timed without it");
+    return;
+  }
+  const CaseResult result = std::move(results_[index].front());
+  results_[index].pop_front();
+  report(state, result, cases_[index].name);
 }
 
-void BenchSession::time_case(benchmark::State& state, PreparedCase& prepared) {
-  TimedWork& work = *prepared.work;
-  for (int i = 0; i < options_.warmup_runs; ++i)
-    work.enqueue(stream_);
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-
-  double total_seconds = 0;
-  ClockSummary clocks;
-  {
-    ProfilerScope profiler(options_.profile);
-    // The NVTX range holds exactly the case's own work: the L2 flush and the stream blocker
-    // are launched outside it, so a profiler filtering on the range sees only this case.
-    const std::vector<std::string> range_names = nvtx_components(prepared.name);
-    const auto enqueue = [&work, &range_names](cudaStream_t stream) {
-      const NvtxRange range(range_names);
-      work.enqueue(stream);
-    };
-    // NVML is sampled on a thread of its own while the loop runs (never on the stream). If
-    // the loop throws, the next case's start() discards the unfinished measurement.
-    clock_monitor_->start();
-    for (auto _ : state) {
-      const double seconds = timer_->time(stream_, enqueue);
-      state.SetIterationTime(seconds);
-      total_seconds += seconds;
+void BenchSession::run_benchmark_loop(benchmark::State& state, size_t index) {
+  try {
+    if (!prepared_ || prepared_->index != index) {
+      prepared_.reset();  // free the previous case's buffers before allocating this one's
+      prepared_ = prepare(index);
     }
-    clocks = clock_monitor_->stop();
-  }
-  if (state.iterations() > 0 && total_seconds > 0) {
-    // Rates are computed here, over the GPU (manual) time, so they never depend on how a
-    // Google Benchmark version derives its own.
-    work.report(state.counters, total_seconds / static_cast<double>(state.iterations()),
-                measurements_);
-    report_clocks(state, clocks);
-    const std::string label = label_with_clocks(work.label(), clocks);
-    if (!label.empty())
-      state.SetLabel(label);
+    const GroupMember member{prepared_->work.get(), prepared_->nvtx_names};
+    GroupTimer timer = group_timer();
+    // Google Benchmark calls this several times while it sizes the iteration count: settle
+    // on the first call only, so later calls find the GPU already there.
+    SettleResult settle;
+    if (prepared_->settled)
+      clock_monitor_->start();
+    else
+      settle = timer.settle({member});
+    prepared_->settled = true;
+    MemberSamples samples;
+    const ProfilerScope profiler(options_.profile);
+    timer.begin_kernel_recording();
+    std::uint64_t iteration = 0;
+    for (auto _ : state) {
+      const double seconds = timer.time_iteration(member, kernel_id(0, iteration++));
+      state.SetIterationTime(seconds);
+      samples.seconds.push_back(seconds);
+    }
+    samples.kernels = timer.end_kernel_recording(1).front();
+    GroupSamples group;
+    group.clocks = clock_monitor_->stop();
+    CaseResult result = measured_result(*prepared_, samples, settle, group);
+    // Google Benchmark reports the mean of its iterations here; the rates follow it.
+    double total = 0;
+    for (const double seconds : samples.seconds)
+      total += seconds;
+    if (!samples.seconds.empty())
+      prepared_->work->report(result.counters, total / samples.seconds.size(), measurements_);
+    if (!result.error.empty()) {
+      state.SkipWithError(result.error.c_str());
+      return;
+    }
+    for (const auto& [name, counter] : result.counters)
+      state.counters[name] = counter;
+    if (!result.label.empty())
+      state.SetLabel(result.label);
+  } catch (...) {
+    clock_monitor_->stop();
+    prepared_.reset();
+    const CaseResult failure = failure_result(std::current_exception());
+    if (!failure.skip_reason.empty())
+      skip_case(state, failure.skip_reason);
+    else
+      state.SkipWithError(failure.error.c_str());
   }
 }
 

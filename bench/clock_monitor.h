@@ -11,6 +11,9 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "bench/settle_detector.h"
 
 namespace gemmscope {
 
@@ -27,6 +30,9 @@ inline constexpr unsigned long long kClockEventHwPowerBrakeSlowdown = 0x80;
 // clocks) do not slow a running case down and are left out.
 std::string clock_event_reasons_text(unsigned long long reasons);
 
+// Seconds on a monotonic clock shared by NVML readings and timed samples (--timeline).
+double monotonic_seconds();
+
 // What NVML saw between ClockMonitor::start() and stop().
 struct ClockSummary {
   int samples = 0;  // 0: nothing was measured, and the other fields mean nothing
@@ -37,14 +43,15 @@ struct ClockSummary {
 };
 
 namespace detail {
-class Nvml;  // the loaded library and the NVML device (clock_monitor.cpp)
-}
+class Nvml;         // the loaded library and the NVML device (clock_monitor.cpp)
+struct NvmlSample;  // one reading
+}  // namespace detail
 
 class ClockMonitor {
  public:
   // Loads NVML and finds CUDA device `cuda_device` in it, by PCI bus id (CUDA and NVML may
   // number devices differently). Never throws: without NVML, available() is false.
-  explicit ClockMonitor(int cuda_device);
+  explicit ClockMonitor(int cuda_device, const SettleSettings& settle_settings = {});
   ~ClockMonitor();
   ClockMonitor(const ClockMonitor&) = delete;
   ClockMonitor& operator=(const ClockMonitor&) = delete;
@@ -53,11 +60,23 @@ class ClockMonitor {
   // Empty when available, otherwise why not (no driver, no device, an NVML error).
   const std::string& unavailable_reason() const { return unavailable_reason_; }
 
-  // Starts sampling on a thread of its own, discarding a measurement that was never stopped.
-  // start() and stop() may be called from any thread; without NVML both do nothing.
+  // Starts sampling on a thread of its own, discarding a measurement that was never stopped,
+  // and starts a new settle detection (settle_detector.h). All members may be called from
+  // any thread; without NVML they do nothing.
   void start();
+  // Whether the readings since start() show the GPU settled; false without NVML.
+  bool settled();
+  // The summary stop() returns begins now (e.g. once settled), not at start().
+  void restart_summary();
+  // The clock-event reasons seen since start() or restart_summary().
+  unsigned long long event_reasons_so_far();
+  // The newest reading since start(), if any.
+  std::optional<PowerReading> latest();
   // Stops sampling and summarizes it; an empty summary if sampling was not running.
   ClockSummary stop();
+  // --timeline: keep every reading (time_s on monotonic_seconds()'s clock) until taken.
+  void keep_readings(bool keep);
+  std::vector<PowerReading> take_readings();
 
  private:
   struct Totals {
@@ -69,17 +88,23 @@ class ClockMonitor {
     unsigned long long event_reasons = 0;
   };
   void sample_until_stopped();
-  void join_sampler();  // with control_mutex_ held
+  void record(const detail::NvmlSample& sample, double seconds);  // with stop_mutex_ held
+  void join_sampler();                                            // with control_mutex_ held
 
   std::unique_ptr<detail::Nvml> nvml_;
   std::string unavailable_reason_;
 
   std::mutex control_mutex_;  // serializes start() and stop()
-  std::mutex stop_mutex_;     // guards stop_requested_
+  std::mutex stop_mutex_;     // guards stop_requested_, totals_ and settle_detector_
   std::condition_variable stop_requested_changed_;
   bool stop_requested_ = false;
   std::thread sampler_;
-  Totals totals_;  // written by the sampler only; read after joining it
+  Totals totals_;
+  SettleSettings settle_settings_;
+  SettleDetector settle_detector_;
+  bool keep_readings_ = false;
+  std::vector<PowerReading> readings_;
+  std::optional<PowerReading> latest_;
 };
 
 }  // namespace gemmscope

@@ -16,6 +16,15 @@
 
 namespace {
 
+// The --benchmark_min_time that makes Google Benchmark call a case exactly once: one
+// iteration in 1.8 ("1x"); in 1.7, which takes only seconds, any time the first iteration
+// exceeds.
+#if GEMMSCOPE_HAVE_SKIP_WITH_MESSAGE
+#define GEMMSCOPE_ONE_ITERATION_MIN_TIME "--benchmark_min_time=1x"
+#else
+#define GEMMSCOPE_ONE_ITERATION_MIN_TIME "--benchmark_min_time=0.000000001"
+#endif
+
 constexpr int kExitBadUsage = 2;
 constexpr int kExitNoGpu = 1;
 
@@ -52,13 +61,24 @@ int main(int argc, char** argv) {
   }
 
   const bool listing_only = lists_tests_only(argc, argv);
+  // Without --benchmark_min_time, Google Benchmark calls each case once per repetition and
+  // gemmscope's stopping rule decides how many samples that one call takes (its time is their
+  // median). With it, Google Benchmark's own loop decides, one sample per iteration.
+  options.benchmark_drives_iterations = has_benchmark_flag(argc, argv, "benchmark_min_time");
+  std::vector<char*> arguments(argv, argv + argc);
+  char one_iteration[] = GEMMSCOPE_ONE_ITERATION_MIN_TIME;
+  if (!options.benchmark_drives_iterations)
+    arguments.push_back(one_iteration);
+  arguments.push_back(nullptr);
+  argc = static_cast<int>(arguments.size()) - 1;
+  argv = arguments.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return kExitBadUsage;
 
   const std::vector<std::unique_ptr<Recipe>> recipes = all_recipes({options.emulate});
   BenchSession session(options);
-  register_cases(workload, recipes, session);
+  register_cases(workload, recipes, session, options.shard_index, options.shard_count);
 
   if (!listing_only) {
     const std::string no_gpu = gpu_unavailable_reason();
@@ -71,9 +91,11 @@ int main(int argc, char** argv) {
     }
     try {
       session.start_gpu();
-      add_run_context(session.device(), session.measurements(), session.clock_monitor(), workload,
-                      options);
-      warm_up_gpu(options.gpu_warmup_seconds, session.cublas(), session.stream());
+      add_run_context(session.device(), session.measurements(), session.clock_monitor(),
+                      session.kernel_timer(), workload, options);
+      const WarmupResult warmup =
+          warm_up_gpu(options.warmup, session.cublas(), session.stream(), session.clock_monitor());
+      add_warmup_context(warmup);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gemm_bench: GPU set-up failed: %s\n", e.what());
       return kExitNoGpu;

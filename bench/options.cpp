@@ -9,6 +9,14 @@
 namespace gemmscope {
 namespace {
 
+std::string fixed_text(double value) {
+  std::string text = std::to_string(value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.')
+    text.pop_back();
+  return text;
+}
+
 struct FlagArgument {
   std::string name;
   std::string value;
@@ -28,23 +36,49 @@ bool split_flag(std::string_view arg, FlagArgument* out) {
 }
 
 bool parse_bool(const FlagArgument& flag) {
-  if (flag.value == "true" || flag.value == "1")
+  if (flag.value == "true" || flag.value == "1" || flag.value == "on")
     return true;
-  if (flag.value == "false" || flag.value == "0")
+  if (flag.value == "false" || flag.value == "0" || flag.value == "off")
     return false;
   throw std::invalid_argument("--" + flag.name + "=" + flag.value +
-                              ": expected true, false, 1 or 0");
+                              ": expected on, off, true, false, 1 or 0");
+}
+
+// A number in (low, high] (or [low, high] when `low_inclusive`), for flags in seconds or percent.
+double parse_number(const FlagArgument& flag, double low, double high, bool low_inclusive,
+                    const char* unit) {
+  char* end = nullptr;
+  const double value = std::strtod(flag.value.c_str(), &end);
+  const bool above_low = low_inclusive ? value >= low : value > low;
+  if (!flag.has_value || flag.value.empty() || *end != '\0' || !std::isfinite(value) ||
+      !above_low || value > high) {
+    throw std::invalid_argument("--" + flag.name + "=" + flag.value + ": expected " + unit +
+                                (low_inclusive ? " from " : " above ") + fixed_text(low) + " to " +
+                                fixed_text(high));
+  }
+  return value;
+}
+
+// "--shard=I/N": 0 <= I < N.
+void parse_shard(const FlagArgument& flag, BenchOptions* options) {
+  const size_t slash = flag.value.find('/');
+  char* end_index = nullptr;
+  char* end_count = nullptr;
+  const std::string index_text = flag.value.substr(0, slash);
+  const std::string count_text = slash == std::string::npos ? "" : flag.value.substr(slash + 1);
+  const long index = std::strtol(index_text.c_str(), &end_index, 10);
+  const long count = std::strtol(count_text.c_str(), &end_count, 10);
+  if (index_text.empty() || count_text.empty() || *end_index != '\0' || *end_count != '\0' ||
+      count < 1 || count > 4096 || index < 0 || index >= count) {
+    throw std::invalid_argument("--shard=" + flag.value +
+                                ": expected I/N with 0 <= I < N <= 4096, e.g. --shard=0/2");
+  }
+  options->shard_index = static_cast<int>(index);
+  options->shard_count = static_cast<int>(count);
 }
 
 double parse_seconds(const FlagArgument& flag) {
-  char* end = nullptr;
-  const double value = std::strtod(flag.value.c_str(), &end);
-  if (!flag.has_value || flag.value.empty() || *end != '\0' || !std::isfinite(value) || value < 0 ||
-      value > 3600) {
-    throw std::invalid_argument("--" + flag.name + "=" + flag.value +
-                                ": expected a number of seconds from 0 to 3600");
-  }
-  return value;
+  return parse_number(flag, 0, 3600, /*low_inclusive=*/true, "a number of seconds");
 }
 
 int parse_count(const FlagArgument& flag, int max) {
@@ -77,9 +111,35 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
   } else if (flag.name == "profile") {
     options->profile = parse_bool(flag);
   } else if (flag.name == "gpu_warmup") {
-    options->gpu_warmup_seconds = parse_seconds(flag);
+    options->warmup.min_s = parse_seconds(flag);
+  } else if (flag.name == "max_warmup") {
+    options->warmup.max_s = parse_seconds(flag);
   } else if (flag.name == "warmup_runs") {
     options->warmup_runs = parse_count(flag, 1000);
+  } else if (flag.name == "steady_state") {
+    options->timing.steady_state = parse_bool(flag);
+  } else if (flag.name == "max_settle") {
+    options->timing.max_settle_s = parse_seconds(flag);
+  } else if (flag.name == "max_noise") {
+    options->timing.sampling.max_noise_pct = parse_number(flag, 0, 100, false, "a percentage");
+  } else if (flag.name == "min_samples") {
+    options->timing.sampling.min_samples = std::max(1, parse_count(flag, 1000000));
+  } else if (flag.name == "min_time") {
+    options->timing.sampling.min_time_s = parse_seconds(flag);
+  } else if (flag.name == "min_time_capped") {
+    options->timing.sampling.min_time_capped_s = parse_seconds(flag);
+  } else if (flag.name == "max_time") {
+    options->timing.sampling.max_time_s = parse_number(flag, 0, 3600, false, "a number of seconds");
+  } else if (flag.name == "kernel_timer") {
+    options->timing.kernel_timer = parse_bool(flag);
+  } else if (flag.name == "list_kernels") {
+    options->list_kernels = parse_bool(flag);
+  } else if (flag.name == "timeline") {
+    if (!flag.has_value || flag.value.empty())
+      throw std::invalid_argument("--timeline needs a file name: --timeline=FILE");
+    options->timeline_path = flag.value;
+  } else if (flag.name == "shard") {
+    parse_shard(flag, options);
   } else {
     return false;
   }
@@ -99,7 +159,27 @@ BenchOptions parse_options(int* argc, char** argv) {
   }
   *argc = kept;
   argv[kept] = nullptr;
+  const SamplingSettings& sampling = options.timing.sampling;
+  for (const auto& [name, seconds] : {std::pair{"--min_time", sampling.min_time_s},
+                                      std::pair{"--min_time_capped", sampling.min_time_capped_s}}) {
+    if (seconds > sampling.max_time_s) {
+      throw std::invalid_argument(std::string(name) + " (" + fixed_text(seconds) +
+                                  " s) is above --max_time (" + fixed_text(sampling.max_time_s) +
+                                  " s)");
+    }
+  }
+  if (options.list_kernels && !options.timing.kernel_timer)
+    throw std::invalid_argument("--list_kernels needs the kernel timer (--kernel_timer=on)");
   return options;
+}
+
+bool has_benchmark_flag(int argc, char** argv, const std::string& name) {
+  for (int i = 1; i < argc; ++i) {
+    FlagArgument flag;
+    if (split_flag(argv[i], &flag) && flag.name == name)
+      return true;
+  }
+  return false;
 }
 
 bool lists_tests_only(int argc, char** argv) {
@@ -126,10 +206,36 @@ What to time (model mode, the default; dimension flags override the preset's val
 Or a list of GEMMs, each registered as Fprop/gemm{i} (not combinable with the flags above):
   --shapes=MxKxN[,MxKxN...]
 
-How to time:
+How to time (see the README's "How a case is timed"):
+  --steady_state=on|off      time each case at the GPU's steady state: its group (the cases of
+                             its precision and mode) runs round-robin until NVML shows power
+                             and SM clock settled, then is sampled round-robin (default on;
+                             off: time from the first iteration, at whatever clock the GPU has)
+  --max_settle=SECONDS       stop settling after this long; the label says so (default 5)
+  --max_noise=PERCENT        sample until the median's 95% confidence interval is within this
+                             (half-width, % of the median; default 0.5)
+  --min_samples=N            at least N samples per case (default 10)
+  --min_time=SECONDS         sample at least this long (default 1)
+  --min_time_capped=SECONDS  ... and at least this long while the GPU runs at its power cap,
+                             where the limiter swings the clock with a period of about a second
+                             (default 4)
+  --max_time=SECONDS         stop sampling after this long even above --max_noise; the label
+                             says so (default 8)
+  An explicit --benchmark_min_time hands the sampling to Google Benchmark instead: each of its
+  iterations is one sample (after settling), and the time is their mean.
+  --kernel_timer=on|off      CUPTI records of every kernel of a case's timed work: counters
+                             kernel_ms and kernels (default on where CUPTI loads)
+  --list_kernels             print the kernels of each case (name, median duration) to stderr
+  --timeline=FILE            write every NVML reading and every timed sample as CSV, to see
+                             how each group settled and whether anything moved while sampled
+  --shard=I/N                register only every N-th case from the I-th (0-based): run one
+                             shard per GPU and pass all the JSON files to gemm_report
   --l2_flush=true|false      flush L2 before every timed iteration (default true)
   --warmup_runs=N            untimed runs of each case before timing it (default 3)
-  --gpu_warmup=SECONDS       busy GEMMs before the first case to settle clocks (default 3)
+  --gpu_warmup=SECONDS       busy GEMMs before the first case for at least this long, then until
+                             the GPU's temperature stops rising: at its power cap a warmer GPU
+                             clocks lower (default 3)
+  --max_warmup=SECONDS       ... but no longer than this (default 60; 0: exactly --gpu_warmup)
   --autotune                 time cuBLASLt's top 8 algorithms per case and keep the fastest
                              (default: cuBLASLt's first heuristic answer, as frameworks do)
   --verify                   check each case against a reference GEMM first; counters rel_err

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "bench/gpu_warmup.h"
+#include "bench/steady_state_run.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {
@@ -11,14 +13,22 @@ namespace gemmscope {
 struct BenchOptions {
   bool help = false;
   bool list_models = false;
-  bool verify = false;            // compare each case against the reference GEMM first
-  bool autotune = false;          // time cuBLASLt's top candidates, keep the fastest
-  bool l2_flush = true;           // flush L2 before every timed iteration
-  bool emulate = false;           // MXFP8/NVFP4 without their tensor cores: emulated GEMM
-  bool profile = false;           // cudaProfilerStart/Stop around the timed loops
-  double gpu_warmup_seconds = 3;  // busy GEMMs before the first case, to settle clocks
-  int warmup_runs = 3;            // untimed runs of a case before its timed loop
-  FlagValues workload_flags;      // shapes/'s flags (--model, --hidden_size, --shapes, ...)
+  bool verify = false;        // compare each case against the reference GEMM first
+  bool autotune = false;      // time cuBLASLt's top candidates, keep the fastest
+  bool l2_flush = true;       // flush L2 before every timed iteration
+  bool emulate = false;       // MXFP8/NVFP4 without their tensor cores: emulated GEMM
+  bool profile = false;       // cudaProfilerStart/Stop around the timed loops
+  WarmupSettings warmup;      // busy GEMMs before the first case (bench/gpu_warmup.h)
+  int warmup_runs = 3;        // untimed runs of a case before its timed loop
+  TimingSettings timing;      // steady state, the stopping rule, the kernel timer
+  bool list_kernels = false;  // print each case's kernels (from the kernel timer)
+  std::string timeline_path;  // --timeline=FILE: NVML readings and samples as CSV
+  int shard_index = 0;        // --shard=I/N: register only cases I, I+N, I+2N, ...
+  int shard_count = 1;
+  FlagValues workload_flags;  // shapes/'s flags (--model, --hidden_size, --shapes, ...)
+  // Not a flag of ours: set when --benchmark_min_time was given, so that Google Benchmark's
+  // loop, not the stopping rule, decides how long each case is sampled.
+  bool benchmark_drives_iterations = false;
 };
 
 // Parses and removes gemmscope's flags from argv ("--name=value"; booleans also as "--name").
@@ -28,6 +38,9 @@ BenchOptions parse_options(int* argc, char** argv);
 // Whether Google Benchmark was asked only to list the cases (--benchmark_list_tests), which
 // must work on a machine without a GPU.
 bool lists_tests_only(int argc, char** argv);
+
+// Whether argv has Google Benchmark flag --`name` (with or without a value).
+bool has_benchmark_flag(int argc, char** argv, const std::string& name);
 
 // The --help text for gemmscope's flags (Google Benchmark's own follow it).
 std::string usage_text();

@@ -7,48 +7,70 @@
 namespace gemmscope {
 namespace {
 
-void register_case(CaseDefinition definition, BenchSession& session) {
-  const std::string name = definition.name;
-  benchmark::RegisterBenchmark(
-      name.c_str(), [&session, definition = std::move(definition)](
-                        benchmark::State& state) { session.run_case(state, definition); })
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-}
+// Registers the case with Google Benchmark unless --shard leaves it to another process.
+// Shards take every N-th case in registration order, so each gets a share of every precision
+// and the partition is the same on every run with the same flags.
+class Registrar {
+ public:
+  Registrar(BenchSession& session, int shard_index, int shard_count)
+      : session_(session), shard_index_(shard_index), shard_count_(shard_count) {}
+
+  void add(CaseDefinition definition) {
+    if (position_++ % shard_count_ != shard_index_)
+      return;
+    const std::string name = definition.name;
+    const size_t index = session_.add_case(std::move(definition));
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [session = &session_, index](benchmark::State& state) { session->run_case(state, index); })
+        ->UseManualTime()
+        // Microseconds keep three or four significant digits for 30 us to 3 ms cases in the
+        // console and in compare.py's columns.
+        ->Unit(benchmark::kMicrosecond);
+    ++registered_;
+  }
+  int registered() const { return registered_; }
+
+ private:
+  BenchSession& session_;
+  int shard_index_;
+  int shard_count_;
+  int position_ = 0;
+  int registered_ = 0;
+};
 
 }  // namespace
 
 int register_cases(const Workload& workload, const std::vector<std::unique_ptr<Recipe>>& recipes,
-                   BenchSession& session) {
-  int registered = 0;
+                   BenchSession& session, int shard_index, int shard_count) {
+  Registrar registrar(session, shard_index, shard_count);
   for (const std::unique_ptr<Recipe>& owned : recipes) {
     const Recipe* recipe = owned.get();
     for (const Mode mode : recipe->modes()) {
       for (const LayerGemm& gemm : workload.gemms) {
         const CaseSpec spec{gemm, mode};
-        register_case({case_name(recipe->name(), spec),
+        registrar.add({case_name(recipe->name(), spec), recipe->name(),
                        [recipe](const DeviceInfo& d) { return recipe->unsupported_reason(d); },
                        [recipe, spec](const RecipeContext& context) -> std::unique_ptr<TimedWork> {
                          return recipe->prepare(spec, context);
-                       }},
-                      session);
-        ++registered;
+                       }});
       }
     }
+  }
+  for (const std::unique_ptr<Recipe>& owned : recipes) {
+    const Recipe* recipe = owned.get();
     if (!recipe->quantizes())
       continue;
     for (const QuantizeSpec& spec : quantize_specs(workload)) {
       // Quantization runs on any GPU: these cases are never skipped for the GEMM's reasons.
-      register_case({quantize_case_name(recipe->name(), spec),
+      registrar.add({quantize_case_name(recipe->name(), spec), recipe->name() + "/Quantize",
                      [](const DeviceInfo&) { return std::string(); },
                      [recipe, spec](const RecipeContext& context) {
                        return prepare_quantize_case(*recipe, spec, context.stream);
-                     }},
-                    session);
-      ++registered;
+                     }});
     }
   }
-  return registered;
+  return registrar.registered();
 }
 
 }  // namespace gemmscope

@@ -1,8 +1,12 @@
 #pragma once
 // Registers the cases of a run, in this order, each named as DESIGN.md fixes:
 //   for each recipe: its GEMM cases, mode by mode, in the workload's GEMM order
-//     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:), then, if it quantizes, its quantization
-//     cases ({Precision}/Quantize/{operand}/{layout}/R:/C:).
+//     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:);
+//   then for each recipe that quantizes: its quantization cases
+//     ({Precision}/Quantize/{operand}/{layout}/R:/C:).
+// The GEMM cases come first and together so that the GPU stays at its power cap, and as warm
+// as a training step keeps it, from the first GEMM group to the last (bench/gpu_warmup.h): the
+// quantization groups draw less power and let it cool.
 // So --benchmark_filter=BF16/Wgrad selects exactly the BF16 Wgrad cases. Registration touches
 // no GPU: listing works anywhere.
 
@@ -15,8 +19,10 @@
 
 namespace gemmscope {
 
-// Returns how many cases were registered. `recipes` and `session` must outlive the run.
+// Returns how many cases were registered: with shard_count > 1, only the cases whose 0-based
+// position in that order is shard_index modulo shard_count. `recipes` and `session` must
+// outlive the run.
 int register_cases(const Workload& workload, const std::vector<std::unique_ptr<Recipe>>& recipes,
-                   BenchSession& session);
+                   BenchSession& session, int shard_index = 0, int shard_count = 1);
 
 }  // namespace gemmscope

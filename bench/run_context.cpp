@@ -14,8 +14,8 @@ std::string bool_text(bool value) {
 }  // namespace
 
 void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
-                     const ClockMonitor& clock_monitor, const Workload& workload,
-                     const BenchOptions& options) {
+                     const ClockMonitor& clock_monitor, const KernelTimer& kernel_timer,
+                     const Workload& workload, const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
   AddCustomContext("compute_capability", device.compute_capability());
@@ -47,6 +47,34 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   AddCustomContext("verify", bool_text(options.verify));
   AddCustomContext("emulate", bool_text(options.emulate));
   AddCustomContext("warmup_runs", std::to_string(options.warmup_runs));
+  const TimingSettings& timing = options.timing;
+  AddCustomContext("steady_state", timing.steady_state ? "on" : "off");
+  AddCustomContext("max_settle_s", std::to_string(timing.max_settle_s));
+  AddCustomContext("sampling", options.benchmark_drives_iterations
+                                   ? "benchmark_min_time (Google Benchmark's loop; mean)"
+                                   : "stopping rule (median)");
+  AddCustomContext("max_noise_pct", std::to_string(timing.sampling.max_noise_pct));
+  AddCustomContext("min_samples", std::to_string(timing.sampling.min_samples));
+  AddCustomContext("min_time_s", std::to_string(timing.sampling.min_time_s));
+  AddCustomContext("min_time_capped_s", std::to_string(timing.sampling.min_time_capped_s));
+  AddCustomContext("max_time_s", std::to_string(timing.sampling.max_time_s));
+  // Whether cases carry kernel_ms and kernels, and why not.
+  AddCustomContext("kernel_timer", !timing.kernel_timer ? "off"
+                                   : kernel_timer.available()
+                                       ? "available (CUPTI)"
+                                       : "unavailable: " + kernel_timer.unavailable_reason());
+  AddCustomContext("shard",
+                   std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count));
+}
+
+void add_warmup_context(const WarmupResult& warmup) {
+  benchmark::AddCustomContext("gpu_warmup_s", std::to_string(warmup.seconds));
+  benchmark::AddCustomContext(
+      "gpu_warmup_temperature",
+      warmup.temperature_c > 0
+          ? std::to_string(static_cast<int>(warmup.temperature_c)) + " C, " +
+                (warmup.temperature_settled ? "settled" : "still rising at --max_warmup")
+          : "unknown (no NVML)");
 }
 
 }  // namespace gemmscope

@@ -14,6 +14,8 @@
 #   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
 #   quantab  the quantization cases of the source tree at $BASELINE against this build's
+#   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
+#            (GEMM and quantization cases apart) and the per-layer speedups side by side
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -132,6 +134,27 @@ stage_quantab() {
     done
   done
   python3 tools/quant_ab.py "$out/quantab_baseline_" "$out/quantab_this_" | tee "$out/quantab.txt"
+}
+
+# How reproducible a whole sweep is: the README's main command twice, back to back, then once
+# with --verify; tools/run_diff.py compares them case by case and speedup by speedup.
+stage_repro() {
+  local name
+  for name in repro_a repro_b repro_verify; do
+    # The timelines (NVML readings and samples) say why, if two runs disagree.
+    local flags=(--timeline="$out/$name.csv")
+    [ "$name" = repro_verify ] && flags+=(--verify)
+    local start=$SECONDS
+    run "$name" "$bench" "${flags[@]}" --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    echo "$name: $((SECONDS - start)) s" | tee -a "$out/repro.txt"
+  done
+  {
+    echo "--- two plain sweeps"
+    python3 tools/run_diff.py "$out/repro_a.json" "$out/repro_b.json" --speedups --report="$report"
+    echo "--- plain and --verify"
+    python3 tools/run_diff.py "$out/repro_a.json" "$out/repro_verify.json" --speedups \
+      --report="$report"
+  } | tee -a "$out/repro.txt"
 }
 
 stage_probe() {

@@ -36,7 +36,7 @@ TEST(Options, DefaultsWhenNoFlags) {
   EXPECT_TRUE(options.l2_flush);
   EXPECT_FALSE(options.profile);
   EXPECT_FALSE(options.emulate);
-  EXPECT_EQ(options.gpu_warmup_seconds, 3.0);
+  EXPECT_EQ(options.warmup.min_s, 3.0);
   EXPECT_EQ(options.warmup_runs, 3);
   EXPECT_TRUE(options.workload_flags.empty());
 }
@@ -51,7 +51,7 @@ TEST(Options, TakesOursAndLeavesGoogleBenchmarksInOrder) {
   EXPECT_TRUE(options.autotune);
   EXPECT_TRUE(options.profile);
   EXPECT_TRUE(options.emulate);
-  EXPECT_EQ(options.gpu_warmup_seconds, 0.5);
+  EXPECT_EQ(options.warmup.min_s, 0.5);
   EXPECT_EQ(options.warmup_runs, 7);
   EXPECT_EQ(options.workload_flags.at("model"), "llama3-8b");
   EXPECT_EQ(options.workload_flags.at("gated_mlp"), "true");

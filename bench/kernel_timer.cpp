@@ -1,0 +1,303 @@
+#include "bench/kernel_timer.h"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "bench/sample_statistics.h"
+
+#if GEMMSCOPE_HAVE_CUPTI
+#include <cupti_activity.h>
+#endif
+
+namespace gemmscope {
+
+KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& iterations) {
+  KernelSummary summary;
+  std::vector<double> sums;
+  std::vector<double> counts;
+  for (const std::vector<KernelActivity>& iteration : iterations) {
+    if (iteration.empty())
+      continue;
+    double sum = 0;
+    for (const KernelActivity& activity : iteration)
+      sum += activity.ms;
+    sums.push_back(sum);
+    counts.push_back(static_cast<double>(iteration.size()));
+  }
+  summary.iterations = static_cast<int>(sums.size());
+  if (sums.empty())
+    return summary;
+  summary.median_ms = median_of(sums);
+  summary.per_iteration = static_cast<int>(median_of(counts) + 0.5);
+  // Activity by activity, over the iterations that launched the usual number of them.
+  for (int i = 0; i < summary.per_iteration; ++i) {
+    std::vector<double> durations;
+    std::string name;
+    for (const std::vector<KernelActivity>& iteration : iterations) {
+      if (static_cast<int>(iteration.size()) != summary.per_iteration)
+        continue;
+      durations.push_back(iteration[i].ms);
+      name = iteration[i].name;
+    }
+    if (!durations.empty())
+      summary.typical.push_back({name, median_of(durations)});
+  }
+  return summary;
+}
+
+std::string kernel_list_text(const KernelSummary& summary) {
+  std::string text;
+  for (const KernelActivity& activity : summary.typical) {
+    char duration[32];
+    std::snprintf(duration, sizeof duration, " %.1f us", activity.ms * 1e3);
+    text += (text.empty() ? "" : ", ") + activity.name + duration;
+  }
+  return text;
+}
+
+#if GEMMSCOPE_HAVE_CUPTI
+
+namespace detail {
+namespace {
+
+constexpr size_t kBufferBytes = 8 << 20;
+constexpr size_t kBufferAlignment = 8;  // CUPTI's ACTIVITY_RECORD_ALIGNMENT
+constexpr CUpti_ExternalCorrelationKind kCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+// Kernels, memsets and memcpys carry the GPU times; the API records are what external
+// correlation ids are attached to.
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMSET,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME,
+                                         CUPTI_ACTIVITY_KIND_DRIVER,
+                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+// "void ns::kernel<int>(float*, int)" -> "ns::kernel<int>"; cuBLASLt's kernels are not mangled.
+std::string readable_kernel_name(const char* name) {
+  if (name == nullptr)
+    return "?";
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string text = status == 0 && demangled != nullptr ? demangled : name;
+  std::free(demangled);
+  const size_t parameters = text.find('(');
+  if (parameters != std::string::npos)
+    text.resize(parameters);
+  if (text.rfind("void ", 0) == 0)
+    text.erase(0, 5);
+  return text;
+}
+
+struct TimedActivity {
+  std::uint32_t correlation_id;
+  std::uint64_t start_ns;
+  std::uint64_t end_ns;
+  std::string name;
+};
+
+}  // namespace
+
+// CUPTI delivers records through plain C callbacks, so what they fill is process-wide: one
+// KernelTimer records at a time (the session owns the only one).
+class Cupti {
+ public:
+  Cupti() {
+    library_ = dlopen_cupti();
+    const auto symbol = [this](const char* name) {
+      void* address = dlsym(library_, name);
+      if (address == nullptr)
+        throw std::runtime_error(std::string("libcupti has no ") + name);
+      return address;
+    };
+    enable_ = reinterpret_cast<decltype(enable_)>(symbol("cuptiActivityEnable"));
+    disable_ = reinterpret_cast<decltype(disable_)>(symbol("cuptiActivityDisable"));
+    flush_all_ = reinterpret_cast<decltype(flush_all_)>(symbol("cuptiActivityFlushAll"));
+    next_record_ = reinterpret_cast<decltype(next_record_)>(symbol("cuptiActivityGetNextRecord"));
+    push_ = reinterpret_cast<decltype(push_)>(symbol("cuptiActivityPushExternalCorrelationId"));
+    pop_ = reinterpret_cast<decltype(pop_)>(symbol("cuptiActivityPopExternalCorrelationId"));
+    result_string_ = reinterpret_cast<decltype(result_string_)>(symbol("cuptiGetResultString"));
+    const auto register_callbacks = reinterpret_cast<CUptiResult (*)(
+        CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc)>(
+        symbol("cuptiActivityRegisterCallbacks"));
+    instance_ = this;
+    check(register_callbacks(&buffer_requested, &buffer_completed),
+          "cuptiActivityRegisterCallbacks");
+  }
+  ~Cupti() {
+    instance_ = nullptr;  // the library stays loaded: CUPTI keeps threads of its own
+  }
+
+  void begin() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      activities_.clear();
+      external_ids_.clear();
+    }
+    for (const CUpti_ActivityKind kind : kKinds)
+      check(enable_(kind), "cuptiActivityEnable");
+  }
+  void enter(std::uint64_t id) { check(push_(kCorrelationKind, id), "cuptiActivityPush..."); }
+  void leave() {
+    std::uint64_t id = 0;
+    check(pop_(kCorrelationKind, &id), "cuptiActivityPopExternalCorrelationId");
+  }
+  std::map<std::uint64_t, std::vector<KernelActivity>> end() {
+    check(flush_all_(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    for (const CUpti_ActivityKind kind : kKinds)
+      check(disable_(kind), "cuptiActivityDisable");
+    const std::lock_guard<std::mutex> lock(mutex_);
+    std::sort(
+        activities_.begin(), activities_.end(),
+        [](const TimedActivity& a, const TimedActivity& b) { return a.start_ns < b.start_ns; });
+    std::map<std::uint64_t, std::vector<KernelActivity>> by_iteration;
+    for (const TimedActivity& activity : activities_) {
+      const auto id = external_ids_.find(activity.correlation_id);
+      if (id == external_ids_.end())
+        continue;  // launched outside enter()/leave(): the flush, the blocker, set-up
+      by_iteration[id->second].push_back(
+          {activity.name, static_cast<double>(activity.end_ns - activity.start_ns) * 1e-6});
+    }
+    activities_.clear();
+    external_ids_.clear();
+    return by_iteration;
+  }
+
+ private:
+  static void* dlopen_cupti() {
+    // The toolkit's own library first (the records' layout is that of the headers we were
+    // built with), then whatever the loader finds.
+    for (const char* name : {GEMMSCOPE_CUPTI_LIBRARY, "libcupti.so", "libcupti.so.13"}) {
+      if (void* library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
+        return library;
+    }
+    throw std::runtime_error(std::string("cannot load CUPTI (") + GEMMSCOPE_CUPTI_LIBRARY +
+                             "): " + dlerror());
+  }
+
+  void check(CUptiResult result, const char* call) const {
+    if (result == CUPTI_SUCCESS)
+      return;
+    const char* text = nullptr;
+    result_string_(result, &text);
+    throw std::runtime_error(std::string(call) + ": " + (text ? text : "unknown CUPTI error"));
+  }
+
+  static void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *size = *buffer == nullptr ? 0 : kBufferBytes;
+    *max_records = 0;
+  }
+
+  static void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t,
+                                        size_t valid_size) {
+    if (instance_ != nullptr)
+      instance_->collect(buffer, valid_size);
+    std::free(buffer);
+  }
+
+  void collect(uint8_t* buffer, size_t valid_size) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    CUpti_Activity* record = nullptr;
+    while (next_record_(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+      switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+          const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+          activities_.push_back({kernel->correlationId, kernel->start, kernel->end,
+                                 readable_kernel_name(kernel->name)});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+          const auto* memset = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+          activities_.push_back({memset->correlationId, memset->start, memset->end, "memset"});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+          const auto* memcpy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+          activities_.push_back({memcpy->correlationId, memcpy->start, memcpy->end, "memcpy"});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+          const auto* link = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+          if (link->externalKind == kCorrelationKind)
+            external_ids_[link->correlationId] = link->externalId;
+          break;
+        }
+        default:
+          break;  // API records: only their external correlation matters
+      }
+    }
+  }
+
+  static inline Cupti* instance_ = nullptr;
+  void* library_ = nullptr;
+  CUptiResult (*enable_)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*disable_)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*flush_all_)(uint32_t) = nullptr;
+  CUptiResult (*next_record_)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
+  CUptiResult (*push_)(CUpti_ExternalCorrelationKind, uint64_t) = nullptr;
+  CUptiResult (*pop_)(CUpti_ExternalCorrelationKind, uint64_t*) = nullptr;
+  CUptiResult (*result_string_)(CUptiResult, const char**) = nullptr;
+
+  std::mutex mutex_;  // CUPTI calls buffer_completed from a thread of its own
+  std::vector<TimedActivity> activities_;
+  std::unordered_map<std::uint32_t, std::uint64_t> external_ids_;  // correlation -> iteration
+};
+
+}  // namespace detail
+
+KernelTimer::KernelTimer() {
+  try {
+    cupti_ = std::make_unique<detail::Cupti>();
+  } catch (const std::exception& e) {
+    unavailable_reason_ = e.what();
+  }
+}
+
+KernelTimer::~KernelTimer() = default;
+
+void KernelTimer::begin() {
+  if (cupti_)
+    cupti_->begin();
+}
+
+void KernelTimer::enter(std::uint64_t id) {
+  if (cupti_)
+    cupti_->enter(id);
+}
+
+void KernelTimer::leave() {
+  if (cupti_)
+    cupti_->leave();
+}
+
+std::map<std::uint64_t, std::vector<KernelActivity>> KernelTimer::end() {
+  return cupti_ ? cupti_->end() : std::map<std::uint64_t, std::vector<KernelActivity>>{};
+}
+
+#else  // built without CUPTI's headers
+
+namespace detail {
+class Cupti {};
+}  // namespace detail
+
+KernelTimer::KernelTimer()
+    : unavailable_reason_("built without CUPTI (cupti_activity.h was not found)") {}
+KernelTimer::~KernelTimer() = default;
+void KernelTimer::begin() {}
+void KernelTimer::enter(std::uint64_t) {}
+void KernelTimer::leave() {}
+std::map<std::uint64_t, std::vector<KernelActivity>> KernelTimer::end() {
+  return {};
+}
+
+#endif
+
+}  // namespace gemmscope

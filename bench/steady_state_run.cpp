@@ -1,0 +1,180 @@
+#include "bench/steady_state_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "bench/nvtx_range.h"
+#include "quant/cuda_check.h"
+
+namespace gemmscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Without NVML nothing says when the GPU has settled: settle for this long instead.
+constexpr double kBlindSettleSeconds = 1.0;
+// How often the sampling loop asks the stopping rule (sorting every member's samples).
+constexpr double kStoppingCheckSeconds = 0.05;
+// A batch holds about this much GPU work, and at most this many pieces of work.
+constexpr double kBatchSeconds = 0.01;
+constexpr size_t kMaxBatchItems = 32;
+
+}  // namespace
+
+GroupTimer::GroupTimer(IterationTimer& timer, ClockMonitor& clock_monitor,
+                       KernelTimer& kernel_timer, cudaStream_t stream,
+                       const TimingSettings& settings)
+    : timer_(timer),
+      clock_monitor_(clock_monitor),
+      kernel_timer_(kernel_timer),
+      stream_(stream),
+      settings_(settings) {}
+
+void GroupTimer::enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream) {
+  // The NVTX range and the kernel mark hold exactly the case's own work: the L2 flush and the
+  // stream blocker are launched outside them.
+  const NvtxRange range(member.nvtx_names);
+  if (recording_kernels_)
+    kernel_timer_.enter(id);
+  member.work->enqueue(stream);
+  if (recording_kernels_)
+    kernel_timer_.leave();
+}
+
+double GroupTimer::time_iteration(const GroupMember& member, std::uint64_t id) {
+  return timer_.time(stream_, [&](cudaStream_t stream) { enqueue_member(member, id, stream); });
+}
+
+void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
+                                 const std::function<bool(const std::vector<TimedItem>&)>& take) {
+  TimedBatch batches[2];
+  std::vector<TimedItem> items[2];
+  size_t rounds_per_batch = 1;
+  const auto enqueue = [&](int b) {
+    items[b].clear();
+    for (size_t r = 0; r < rounds_per_batch; ++r) {
+      for (size_t m = 0; m < members.size(); ++m)
+        items[b].push_back({m, next_round_ + r, 0});
+    }
+    next_round_ += rounds_per_batch;
+    timer_.enqueue_batch(
+        stream_, items[b].size(),
+        [&](cudaStream_t stream, size_t i) {
+          const TimedItem& item = items[b][i];
+          enqueue_member(members[item.member], kernel_id(item.member, item.round), stream);
+        },
+        batches[b]);
+  };
+  int current = 0;
+  enqueue(current);
+  while (true) {
+    enqueue(current ^ 1);
+    const std::vector<double> seconds = batches[current].wait();
+    double batch_seconds = 0;
+    for (size_t i = 0; i < seconds.size(); ++i) {
+      items[current][i].seconds = seconds[i];
+      batch_seconds += seconds[i];
+    }
+    if (!take(items[current]))
+      break;
+    // Batches of about kBatchSeconds of work: long enough that the host is well ahead, short
+    // enough to decide often; and few enough launches to queue behind a held stream.
+    const double round_seconds = batch_seconds / static_cast<double>(rounds_per_batch);
+    const size_t max_rounds = std::max<size_t>(1, kMaxBatchItems / members.size());
+    rounds_per_batch = std::clamp<size_t>(
+        static_cast<size_t>(std::ceil(kBatchSeconds / std::max(round_seconds, 1e-9))), 1,
+        max_rounds);
+    current ^= 1;
+  }
+  batches[current ^ 1].wait();
+}
+
+SettleResult GroupTimer::settle(const std::vector<GroupMember>& members) {
+  clock_monitor_.start();
+  SettleResult result;
+  if (!settings_.steady_state || members.empty())
+    return result;
+  result.attempted = true;
+  const double limit = clock_monitor_.available()
+                           ? settings_.max_settle_s
+                           : std::min(kBlindSettleSeconds, settings_.max_settle_s);
+  const Clock::time_point start = Clock::now();
+  run_round_robin(members, [&](const std::vector<TimedItem>&) {
+    result.seconds = seconds_since(start);
+    if (clock_monitor_.available() && clock_monitor_.settled()) {
+      result.settled = true;
+      return false;
+    }
+    if (result.seconds >= limit) {
+      result.settled = !clock_monitor_.available();  // blind: settled by assumption
+      return false;
+    }
+    return true;
+  });
+  clock_monitor_.restart_summary();
+  result.end_s = monotonic_seconds();
+  return result;
+}
+
+void GroupTimer::begin_kernel_recording() {
+  recording_kernels_ = settings_.kernel_timer && kernel_timer_.available();
+  if (recording_kernels_)
+    kernel_timer_.begin();
+}
+
+std::vector<KernelSummary> GroupTimer::end_kernel_recording(size_t members) {
+  std::vector<KernelSummary> summaries(members);
+  if (!recording_kernels_)
+    return summaries;
+  recording_kernels_ = false;
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<std::vector<std::vector<KernelActivity>>> iterations(members);
+  for (auto& [id, activities] : kernel_timer_.end()) {
+    const size_t member = static_cast<size_t>(id >> 32);
+    if (member < members)
+      iterations[member].push_back(std::move(activities));
+  }
+  for (size_t i = 0; i < members; ++i)
+    summaries[i] = summarize_kernels(iterations[i]);
+  return summaries;
+}
+
+GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
+  GroupSamples result;
+  result.members.resize(members.size());
+  begin_kernel_recording();
+  const Clock::time_point start = Clock::now();
+  double next_check = 0;
+  bool targets_met = false;
+  run_round_robin(members, [&](const std::vector<TimedItem>& items) {
+    const double now = monotonic_seconds();
+    for (const TimedItem& item : items) {
+      result.members[item.member].seconds.push_back(item.seconds);
+      result.members[item.member].end_times_s.push_back(now);
+    }
+    const double elapsed = seconds_since(start);
+    if (elapsed >= next_check) {
+      targets_met = true;
+      for (const MemberSamples& member : result.members)
+        targets_met = targets_met && noise_target_met(settings_.sampling, member.seconds);
+      next_check = elapsed + kStoppingCheckSeconds;
+    }
+    const bool power_capped = (clock_monitor_.event_reasons_so_far() & kClockEventSwPowerCap) != 0;
+    result.verdict = sampling_verdict(settings_.sampling, elapsed, targets_met, power_capped);
+    result.sampling_s = elapsed;
+    return result.verdict == SamplingVerdict::kContinue;
+  });
+  const std::vector<KernelSummary> kernels = end_kernel_recording(members.size());
+  for (size_t i = 0; i < members.size(); ++i)
+    result.members[i].kernels = kernels[i];
+  result.clocks = clock_monitor_.stop();
+  return result;
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,111 @@
+#pragma once
+// Times a group of prepared cases the way a training step runs them: at the GPU's steady
+// state, power-capped where the work is heavy enough.
+//
+// A power-capped GPU's clock is set by the power limiter from the board power averaged over
+// about a second (settle_detector.h), so it depends on the mix of work the GPU has been
+// running, not on one GEMM: in a training step every GEMM runs at the clock the whole step's
+// mix holds. A case's group is that mix — the GEMM cases of one precision (both modes), or one
+// precision's quantization kernels — and the group is timed round-robin: first untimed,
+// until NVML shows power and clock settled; then every member is sampled in turn until the
+// stopping rule (stopping_rule.h) is met for all of them. Every member is so sampled across
+// the same second or more, at the same state, whatever ran before the group. A group of one
+// is a case timed alone.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/clock_monitor.h"
+#include "bench/iteration_timer.h"
+#include "bench/kernel_timer.h"
+#include "bench/stopping_rule.h"
+#include "bench/timed_work.h"
+
+namespace gemmscope {
+
+struct TimingSettings {
+  bool steady_state = true;  // false: no settling, time from the first iteration on
+  double max_settle_s = 5;   // give up settling after this long (the case's label says so)
+  SamplingSettings sampling;
+  bool kernel_timer = true;  // CUPTI records of each iteration's kernels
+};
+
+// One prepared case in a group.
+struct GroupMember {
+  TimedWork* work = nullptr;
+  std::vector<std::string> nvtx_names;  // its NVTX range (nvtx_range.h)
+};
+
+struct SettleResult {
+  bool attempted = false;  // false with --steady_state=off
+  bool settled = false;    // false: attempted and stopped at max_settle_s
+  double seconds = 0;
+  double end_s = 0;  // when settling ended, on monotonic_seconds()'s clock
+};
+
+struct MemberSamples {
+  std::vector<double> seconds;      // one per timed iteration
+  std::vector<double> end_times_s;  // when each was taken, on monotonic_seconds()'s clock
+  KernelSummary kernels;            // empty without the kernel timer
+};
+
+struct GroupSamples {
+  std::vector<MemberSamples> members;  // in the order of the members given
+  SamplingVerdict verdict = SamplingVerdict::kContinue;
+  double sampling_s = 0;  // wall time of the sampling rounds
+  ClockSummary clocks;    // NVML over the sampling rounds
+};
+
+class GroupTimer {
+ public:
+  GroupTimer(IterationTimer& timer, ClockMonitor& clock_monitor, KernelTimer& kernel_timer,
+             cudaStream_t stream, const TimingSettings& settings);
+
+  // Starts watching the clocks and runs the members round-robin, untimed, until the GPU has
+  // settled (or max_settle_s); with steady_state off, only starts watching.
+  SettleResult settle(const std::vector<GroupMember>& members);
+  // Samples the members round-robin until the stopping rule ends it, then stops watching.
+  GroupSamples sample(const std::vector<GroupMember>& members);
+
+  // One timed iteration of `member` (what both of the above are made of, and what a loop
+  // driven by Google Benchmark's own --benchmark_min_time runs): its GPU time in seconds.
+  // `kernel_id`, when recording, marks its kernels for the kernel timer.
+  double time_iteration(const GroupMember& member, std::uint64_t kernel_id);
+  // Kernel recording around a loop of time_iteration() calls; off without CUPTI or when
+  // switched off.
+  void begin_kernel_recording();
+  std::vector<KernelSummary> end_kernel_recording(size_t members);
+
+ private:
+  // One timed piece of work of a batch.
+  struct TimedItem {
+    size_t member = 0;
+    std::uint64_t round = 0;
+    double seconds = 0;
+  };
+  // Runs the members round-robin in batches of whole rounds, the next batch enqueued while
+  // one runs (iteration_timer.h), and hands each finished batch to `take` until it returns
+  // false. The batch still in flight then is waited for and dropped.
+  void run_round_robin(const std::vector<GroupMember>& members,
+                       const std::function<bool(const std::vector<TimedItem>&)>& take);
+  void enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream);
+
+  IterationTimer& timer_;
+  ClockMonitor& clock_monitor_;
+  KernelTimer& kernel_timer_;
+  cudaStream_t stream_;
+  TimingSettings settings_;
+  bool recording_kernels_ = false;
+  std::uint64_t next_round_ = 0;
+};
+
+// The kernel id of a member's iteration: the member in the high half, the iteration below.
+inline std::uint64_t kernel_id(size_t member, std::uint64_t iteration) {
+  return (static_cast<std::uint64_t>(member) << 32) | (iteration & 0xffffffffu);
+}
+
+}  // namespace gemmscope

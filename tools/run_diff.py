@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""How far apart two gemm_bench runs are, case by case: the per-case |difference| of the
+reported times (median, p90, max, in percent of the first run's time), GEMM cases and
+quantization cases apart, and the worst cases; with --speedups, each run's per-layer speedups
+over BF16 (from gemm_report --format=json) side by side.
+
+    tools/run_diff.py a.json b.json [--speedups --report=build/tools/gemm_report]
+
+Only plain iteration entries are compared (with repetitions, the median aggregate instead).
+Reads Google Benchmark JSON; plain Python 3, no third-party modules."""
+import argparse
+import json
+import subprocess
+import sys
+
+
+def case_times(path):
+    """name -> time of each case in a file (the median aggregate if there are repetitions)."""
+    with open(path) as f:
+        data = json.load(f)
+    plain, medians = {}, {}
+    for entry in data.get("benchmarks", []):
+        if entry.get("error_occurred") or entry.get("skipped"):
+            continue
+        name = entry.get("run_name", entry["name"])
+        if entry.get("run_type") == "aggregate":
+            if entry.get("aggregate_name") == "median":
+                medians[name] = entry["real_time"]
+        else:
+            plain.setdefault(name, entry["real_time"])
+    return medians or plain
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def describe(label, diffs):
+    if not diffs:
+        print(f"{label}: no cases in common")
+        return
+    values = [abs(d) for _, d in diffs]
+    print(f"{label}: {len(values)} cases, |diff| median {percentile(values, 0.5):.2f}%, "
+          f"p90 {percentile(values, 0.9):.2f}%, max {max(values):.2f}%")
+    for name, d in sorted(diffs, key=lambda x: -abs(x[1]))[:3]:
+        print(f"    {d:+.2f}%  {name}")
+
+
+def speedups(report, path):
+    out = subprocess.run([report, "--format=json", path], check=True, capture_output=True,
+                         text=True).stdout
+    modes = json.loads(out)["modes"]
+    return {(mode, precision): value for mode, body in modes.items()
+            for precision, value in body.get("speedup_vs_bf16", {}).items() if value}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first")
+    parser.add_argument("second")
+    parser.add_argument("--speedups", action="store_true")
+    parser.add_argument("--report", default="build/tools/gemm_report")
+    args = parser.parse_args()
+    a, b = case_times(args.first), case_times(args.second)
+    common = sorted(set(a) & set(b))
+    diffs = [(n, 100.0 * (b[n] - a[n]) / a[n]) for n in common if a[n] > 0]
+    describe("GEMM cases", [(n, d) for n, d in diffs if "/Quantize/" not in n])
+    describe("quantization cases", [(n, d) for n, d in diffs if "/Quantize/" in n])
+    if args.speedups:
+        sa, sb = speedups(args.report, args.first), speedups(args.report, args.second)
+        print("per-layer speedup over BF16 (first, second, difference):")
+        for key in sorted(set(sa) & set(sb)):
+            print(f"    {key[0]:8s} {key[1]:11s} {sa[key]:.3f}x {sb[key]:.3f}x "
+                  f"{100.0 * (sb[key] - sa[key]) / sa[key]:+.2f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
