@@ -137,9 +137,12 @@ json parse_document(const std::string& text, const std::string& source, bool& en
     ended_early = true;
     try {
       return json::parse(text.substr(0, outline.end_of_last_entry) + "]}");
-    } catch (const json::parse_error& inner) {
+    } catch (const json::exception& inner) {
       throw std::runtime_error(source + ": not JSON (" + inner.what() + ")");
     }
+  } catch (const json::exception& error) {
+    // A number too large for a double (found by fuzzing): nlohmann throws out_of_range.
+    throw std::runtime_error(source + ": not JSON (" + error.what() + ")");
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "tools/report/number_format.h"
+
 namespace gemmscope::report {
 namespace {
 
@@ -77,7 +79,7 @@ std::optional<std::string> measure(const std::vector<const BenchmarkEntry*>& row
     if (!(*ms > 0)) {
       // A GPU time of zero or less is a broken measurement, not a fast GEMM.
       if (first_failure.empty())
-        first_failure = "real_time " + std::to_string(*row->real_time) + " is not positive";
+        first_failure = "real_time " + format_exact(*row->real_time) + " is not positive";
       continue;
     }
     times_ms.push_back(*ms);
