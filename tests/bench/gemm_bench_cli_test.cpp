@@ -139,4 +139,70 @@ TEST(GemmBenchCli, OnAGpuEveryCaseReportsItsClocks) {
   EXPECT_THAT(r.output, HasSubstr("\"sm_clock_min_mhz\": "));
 }
 
+// The bad-flag catalogue: one row per command line, the exit status and what the message must
+// say. Every row lists cases only (--benchmark_list_tests), so none needs a GPU.
+struct BadFlagRow {
+  const char* args;
+  int exit_code;
+  const char* says;
+};
+
+void PrintTo(const BadFlagRow& row, std::ostream* out) {
+  *out << row.args;
+}
+
+constexpr BadFlagRow kBadFlagRows[] = {
+    {"--hidden_size=", 2, "--hidden_size=: the value is empty"},
+    {"--hidden_size", 2, "--hidden_size=true: the value is not a decimal integer"},
+    {"--hidden_size=-5", 2, "--hidden_size=-5: the value is not positive"},
+    {"--hidden_size=0", 2, "--hidden_size=0: the value is not positive"},
+    {"--hidden_size=1e3", 2, "--hidden_size=1e3: the value is not a decimal integer"},
+    {"--hidden_size=4096.5", 2, "--hidden_size=4096.5: the value is not a decimal integer"},
+    {"--hidden_size=99999999999999999999", 2, "exceeds the maximum 2147483647"},
+    {"--intermediate_size=x", 2, "--intermediate_size=x: the value is not a decimal integer"},
+    {"--micro_batch_size=0", 2, "--micro_batch_size=0: the value is not positive"},
+    {"--sequence_length=abc", 2, "--sequence_length=abc: the value is not a decimal integer"},
+    {"--num_hidden_layers=0", 2, "--num_hidden_layers=0: the value is not positive"},
+    {"--tensor_parallel=0", 2, "--tensor_parallel=0: the value is not positive"},
+    {"--num_key_value_heads=5", 2, "--num_key_value_heads=5 must divide --num_attention_heads=32"},
+    {"--num_key_value_heads=64", 2,
+     "--num_key_value_heads=64 must divide --num_attention_heads=32"},
+    {"--gated_mlp=maybe", 2, "--gated_mlp=maybe: expected true, false, 1 or 0"},
+    {"--model=", 2, "--model= is not a known model"},
+    {"--model=LLAMA3-8B", 2, "known models: te-tutorial, llama3-8b, llama3-70b"},
+    {"--shapes=", 2, "--shapes='' lists no GEMM"},
+    {"--shapes=1x2x3x4", 2, "'1x2x3x4' has 4 dimensions, not three"},
+    {"--shapes=0x1x1", 2, "M='0' is not positive"},
+    {"--shapes=-1x2x3", 2, "M='-1' is not positive"},
+    {"--shapes=1X2X3", 2, "use a lowercase 'x'"},
+    {"--shapes=1x2x3,,", 2, "item 1 (counting from 0) is empty"},
+    {"--shapes=2147483648x1x1", 2, "M='2147483648' exceeds the maximum 2147483647"},
+    {"--shapes=1x2x3 --model=llama3-8b", 2, "--shapes cannot be combined with model flags"},
+    {"--warmup_runs=-1", 2, "--warmup_runs=-1: expected a whole number from 0 to 1000"},
+    {"--gpu_warmup=abc", 2, "--gpu_warmup=abc: expected a number of seconds from 0 to 3600"},
+    {"--l2_flush=maybe", 2, "--l2_flush=maybe: expected true, false, 1 or 0"},
+    {"--autotune=2", 2, "--autotune=2: expected true, false, 1 or 0"},
+    {"--emulate=yes", 2, "--emulate=yes: expected true, false, 1 or 0"},
+    {"--list_models=3", 2, "--list_models=3: expected true, false, 1 or 0"},
+    {"--benchmark_min_time=abc", 2, "--benchmark_min_time"},
+    {"--benchmark_filter=[", 2, "no case matched the filter"},
+    {"positional", 2, "unrecognized command-line flag: positional"},
+    {"-x", 2, "unrecognized command-line flag: -x"},
+    // Google Benchmark checks the output file when it opens it; gemm_bench does not check it
+    // earlier (see the README's Hardening notes).
+    {"--benchmark_out=/nonexistent/dir/run.json", 1,
+     "invalid file name: '/nonexistent/dir/run.json'"},
+};
+
+class GemmBenchBadFlag : public ::testing::TestWithParam<BadFlagRow> {};
+
+TEST_P(GemmBenchBadFlag, ExitsAsTheRowSaysAndNamesTheProblem) {
+  const BadFlagRow& row = GetParam();
+  const Result r = run_gemm_bench(std::string("--benchmark_list_tests ") + row.args);
+  EXPECT_EQ(r.exit_code, row.exit_code) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(row.says));
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, GemmBenchBadFlag, ::testing::ValuesIn(kBadFlagRows));
+
 }  // namespace

@@ -102,5 +102,15 @@ TEST(BenchmarkFile, JsonThatIsNotBenchmarkOutputIsNamed) {
             "x: not Google Benchmark output (benchmarks[0] has no \"name\")");
 }
 
+// Found by gemm_report_fuzzer: nlohmann throws out_of_range, not parse_error, for a number too
+// large for a double, and it escaped as an exception that names no file.
+TEST(BenchmarkFile, NumberTooLargeForADoubleIsNotJsonNamingTheFile) {
+  EXPECT_EQ(error_of([] {
+              parse_benchmark_json(R"({"benchmarks": [{"name": "a", "real_time": 1e277760001}]})",
+                                   "x");
+            }).rfind("x: not JSON ([json.exception.out_of_range.406] number overflow", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace gemmscope::report

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/report/json_outline.h"
+
 namespace gemmscope::report {
 namespace {
 
@@ -109,22 +111,52 @@ BenchmarkEntry read_entry(const json& object, size_t index, const std::string& s
   return entry;
 }
 
+// Parses `text`; when it ends early, parses what comes before its last complete benchmark entry
+// instead, closing the benchmarks array and the top-level object, and sets ended_early.
+json parse_document(const std::string& text, const std::string& source, bool& ended_early) {
+  const JsonOutline outline = outline_json(text);
+  if (outline.max_depth > kMaxJsonDepth) {
+    throw std::runtime_error(source + ": not Google Benchmark output (nested " +
+                             std::to_string(outline.max_depth) + " levels deep; at most " +
+                             std::to_string(kMaxJsonDepth) + " are read)");
+  }
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& error) {
+    // An error after the last complete entry of a text that never closes is where a run that
+    // died stopped writing; one before it is a broken file.
+    const bool cut_short = outline.ends_open && !outline.mismatched && error.byte > 0 &&
+                           error.byte - 1 >= outline.end_of_last_entry;
+    if (!cut_short)
+      throw std::runtime_error(source + ": not JSON (" + error.what() + ")");
+    if (outline.complete_entries == 0) {
+      throw std::runtime_error(source +
+                               ": ends early (a run cut short?) before its first complete "
+                               "benchmark entry; nothing to recover");
+    }
+    ended_early = true;
+    try {
+      return json::parse(text.substr(0, outline.end_of_last_entry) + "]}");
+    } catch (const json::exception& inner) {
+      throw std::runtime_error(source + ": not JSON (" + inner.what() + ")");
+    }
+  } catch (const json::exception& error) {
+    // A number too large for a double (found by fuzzing): nlohmann throws out_of_range.
+    throw std::runtime_error(source + ": not JSON (" + error.what() + ")");
+  }
+}
+
 }  // namespace
 
 BenchmarkFile parse_benchmark_json(std::string_view text, const std::string& source) {
-  json document;
-  try {
-    document = json::parse(replace_non_finite_numbers(text));
-  } catch (const json::parse_error& error) {
-    throw std::runtime_error(source + ": not JSON (" + error.what() + ")");
-  }
+  BenchmarkFile file;
+  const json document = parse_document(replace_non_finite_numbers(text), source, file.ended_early);
   if (!document.is_object() || !document.contains("benchmarks") ||
       !document["benchmarks"].is_array()) {
     throw std::runtime_error(source +
                              ": not Google Benchmark output (no \"benchmarks\" array; write it "
                              "with --benchmark_out=FILE --benchmark_out_format=json)");
   }
-  BenchmarkFile file;
   file.path = source;
   if (const auto context = document.find("context");
       context != document.end() && context->is_object()) {

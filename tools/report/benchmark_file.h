@@ -30,10 +30,17 @@ struct BenchmarkFile {
   std::string path;
   std::map<std::string, std::string> context;  // non-string values kept as their JSON text
   std::vector<BenchmarkEntry> entries;
+  bool ended_early = false;  // cut off mid-run: `entries` are the complete ones before the cut
 };
 
-// Throws std::runtime_error naming the file when it cannot be read, is not JSON, or is not
-// Google Benchmark output.
+// Deeper than any Google Benchmark output (it nests four levels), shallow enough that no
+// recursive step of reading or printing JSON can run out of stack.
+inline constexpr size_t kMaxJsonDepth = 64;
+
+// Throws std::runtime_error naming the file when it cannot be read, is not JSON, is nested
+// deeper than kMaxJsonDepth, or is not Google Benchmark output. A file that ends early (a run
+// killed mid-way) is read up to its last complete benchmark entry and marked ended_early; it
+// is refused when it holds no complete entry.
 BenchmarkFile load_benchmark_file(const std::string& path);
 
 // The same, from text already read; source names it in error messages.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "tools/report/number_format.h"
+
 namespace gemmscope::report {
 namespace {
 
@@ -74,6 +76,12 @@ std::optional<std::string> measure(const std::vector<const BenchmarkEntry*>& row
     const std::optional<double> ms = to_milliseconds(*row->real_time, row->time_unit);
     if (!ms)
       return "unknown time_unit '" + row->time_unit + "'";
+    if (!(*ms > 0)) {
+      // A GPU time of zero or less is a broken measurement, not a fast GEMM.
+      if (first_failure.empty())
+        first_failure = "real_time " + format_exact(*row->real_time) + " is not positive";
+      continue;
+    }
     times_ms.push_back(*ms);
   }
   if (times_ms.empty()) {
@@ -82,6 +90,18 @@ std::optional<std::string> measure(const std::vector<const BenchmarkEntry*>& row
     result.ms = median(times_ms);
   }
   return std::nullopt;
+}
+
+// The iteration rows of a run_name that has no aggregates: Google Benchmark writes more than
+// one only with repetitions, and then also writes their aggregates.
+size_t repeated_iteration_rows(const std::vector<const BenchmarkEntry*>& rows) {
+  size_t iterations = 0;
+  for (const BenchmarkEntry* row : rows) {
+    if (row->is_aggregate)
+      return 0;
+    ++iterations;
+  }
+  return iterations;
 }
 
 }  // namespace
@@ -106,6 +126,11 @@ FileCases reduce_file(const BenchmarkFile& file) {
     if (parsed.kind == ParsedName::Kind::kUnparseable) {
       cases.unparsed.push_back({name, parsed.problem});
       continue;
+    }
+    if (const size_t rows = repeated_iteration_rows(rows_by_name[name]); rows > 1) {
+      cases.notices.push_back(file.path + " holds " + std::to_string(rows) + " rows of " + name +
+                              " without repetition aggregates (the same case run twice?); their "
+                              "median is used");
     }
     CaseResult result;
     result.gemm = std::move(parsed.gemm);

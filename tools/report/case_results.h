@@ -29,6 +29,7 @@ struct FileCases {
   std::vector<CaseResult> cases;            // one per GEMM case, in the file's order
   std::vector<std::string> quantize_names;  // quantization cases: recognised, not reported
   std::vector<UnparsedEntry> unparsed;
+  std::vector<std::string> notices;  // cases that appear more than once without repetitions
 };
 
 // Each run_name counts once: its "median" aggregate when repetitions were run, otherwise its

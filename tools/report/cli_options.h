@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace gemmscope::report {
+#include "tools/report/output_format.h"
 
-enum class OutputFormat { kText, kMarkdown, kCsv, kJson };
+namespace gemmscope::report {
 
 struct CliOptions {
   OutputFormat format = OutputFormat::kText;

@@ -29,6 +29,14 @@ std::string replacement_notice(const std::string& later, const std::string& earl
   return notice;
 }
 
+std::string ended_early_notice(const BenchmarkFile& file, size_t gemm_cases) {
+  const size_t entries = file.entries.size();
+  return file.path + " ends early (a run cut short?): read the " + std::to_string(entries) +
+         " complete benchmark " + (entries == 1 ? "entry" : "entries") + " before the cut (" +
+         std::to_string(gemm_cases) + " GEMM " + (gemm_cases == 1 ? "case" : "cases") +
+         "); re-run the missing cases with --benchmark_filter and pass both files";
+}
+
 }  // namespace
 
 MergedInput merge_files(const std::vector<BenchmarkFile>& files) {
@@ -55,6 +63,9 @@ MergedInput merge_files(const std::vector<BenchmarkFile>& files) {
     }
 
     FileCases cases = reduce_file(file);
+    if (file.ended_early)
+      merged.notices.push_back(ended_early_notice(file, cases.cases.size()));
+    merged.notices.insert(merged.notices.end(), cases.notices.begin(), cases.notices.end());
     quantize_names.insert(cases.quantize_names.begin(), cases.quantize_names.end());
     for (UnparsedEntry& entry : cases.unparsed) {
       if (unparsed_names.insert(entry.name).second)

@@ -1,5 +1,7 @@
 #include "tools/report/report.h"
 
+#include <stdexcept>
+
 namespace gemmscope::report {
 
 Report build_report(MergedInput input, const ReportOptions& options) {
@@ -9,6 +11,19 @@ Report build_report(MergedInput input, const ReportOptions& options) {
   report.shapes = build_shapes_report(input.cases, options.include_emulated);
   report.input = std::move(input);
   return report;
+}
+
+Report report_files(const std::vector<BenchmarkFile>& files, const ReportOptions& options,
+                    const std::function<void(const std::string&)>& warn) {
+  MergedInput input = merge_files(files);
+  for (const std::string& warning : input_warnings(input))
+    warn(warning);
+  if (input.cases.empty()) {
+    throw std::runtime_error(
+        "no gemmscope GEMM cases in the input (names like "
+        "BF16/Fprop/qkv/native/M:8192/K:4096/N:12288/manual_time)");
+  }
+  return build_report(std::move(input), options);
 }
 
 std::vector<std::string> input_warnings(const MergedInput& input) {

@@ -2,10 +2,12 @@
 
 // Everything gemm_report says about its input, before it is formatted.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tools/report/benchmark_file.h"
 #include "tools/report/merged_input.h"
 #include "tools/report/model_report.h"
 #include "tools/report/shapes_report.h"
@@ -24,6 +26,12 @@ struct Report {
 };
 
 Report build_report(MergedInput input, const ReportOptions& options);
+
+// What gemm_report does between reading its files and formatting: merges them, passes each
+// input warning to `warn`, and builds the report. Throws std::runtime_error when the files
+// hold no gemmscope GEMM case.
+Report report_files(const std::vector<BenchmarkFile>& files, const ReportOptions& options,
+                    const std::function<void(const std::string&)>& warn);
 
 // What the user should know about the input, one line each: replaced cases, files that
 // disagree, and one line for all entries that could not be understood.

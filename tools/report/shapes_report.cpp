@@ -1,6 +1,7 @@
 #include "tools/report/shapes_report.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 #include <utility>
 
@@ -27,6 +28,16 @@ std::vector<RowKey> row_keys(const std::vector<const CaseResult*>& cases) {
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
+}
+
+// Each row's cases, so that building a row reads its own cases only: a report of 100,000
+// GEMMs would otherwise scan every case for every cell.
+std::map<std::pair<std::string, Pass>, std::vector<const CaseResult*>> cases_by_row(
+    const std::vector<const CaseResult*>& cases) {
+  std::map<std::pair<std::string, Pass>, std::vector<const CaseResult*>> rows;
+  for (const CaseResult* result : cases)
+    rows[{result->gemm.op, result->gemm.pass}].push_back(result);
+  return rows;
 }
 
 // The row's shape: BF16's where present, otherwise the first case's.
@@ -82,13 +93,15 @@ std::optional<ShapesReport> build_shapes_report(const std::vector<CaseResult>& c
   if (shapes_cases.empty())
     return std::nullopt;
   const std::vector<RowKey> keys = row_keys(shapes_cases);
+  const auto row_cases = cases_by_row(shapes_cases);
   ShapesReport report;
   for (Mode mode : report_modes(shapes_cases)) {
     ShapesModeReport table;
     table.mode = mode;
     table.precisions = mode_columns(shapes_cases, mode);
     for (const RowKey& key : keys) {
-      table.rows.push_back(build_row(shapes_cases, key, mode, table.precisions, include_emulated));
+      table.rows.push_back(build_row(row_cases.at({key.op, key.pass}), key, mode, table.precisions,
+                                     include_emulated));
     }
     report.modes.push_back(std::move(table));
   }
