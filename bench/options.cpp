@@ -41,7 +41,7 @@ bool parse_bool(const FlagArgument& flag) {
   if (flag.value == "false" || flag.value == "0" || flag.value == "off")
     return false;
   throw std::invalid_argument("--" + flag.name + "=" + flag.value +
-                              ": expected on, off, true, false, 1 or 0");
+                              ": expected true, false, on, off, 1 or 0");
 }
 
 // A number in (low, high] (or [low, high] when `low_inclusive`), for flags in seconds or percent.

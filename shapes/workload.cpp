@@ -46,12 +46,13 @@ int64_t parse_integer_flag(const std::string& name, const std::string& value) {
 }
 
 bool parse_bool_flag(const std::string& name, const std::string& value) {
-  if (value == "true" || value == "1")
+  if (value == "true" || value == "1" || value == "on")
     return true;
-  if (value == "false" || value == "0")
+  if (value == "false" || value == "0" || value == "off")
     return false;
-  throw std::invalid_argument(flag_text(name, value) + ": expected true, false, 1 or 0 (a bare --" +
-                              name + " means true)");
+  throw std::invalid_argument(flag_text(name, value) +
+                              ": expected true, false, on, off, 1 or 0 (a bare --" + name +
+                              " means true)");
 }
 
 void refuse_unknown_flags(const FlagValues& flags) {

@@ -102,7 +102,7 @@ TEST(ModelWorkloadRefusal, GatedMlpRefusesOtherWords) {
   for (const char* bad : {"", "yes", "no", "TRUE", "2", "true "}) {
     const std::string message = refusal({{"gated_mlp", bad}});
     EXPECT_THAT(message, HasSubstr(std::string("--gated_mlp=") + bad + ":")) << bad;
-    EXPECT_THAT(message, HasSubstr("true, false, 1 or 0"));
+    EXPECT_THAT(message, HasSubstr("true, false, on, off, 1 or 0"));
   }
 }
 
