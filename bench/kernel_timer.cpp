@@ -35,7 +35,15 @@ KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& 
   if (sums.empty())
     return summary;
   summary.median_ms = median_of(sums);
-  summary.per_iteration = static_cast<int>(median_of(counts) + 0.5);
+  // The count most iterations launched (the larger on a tie), so that `typical` always has
+  // iterations to come from.
+  std::map<int, int> iterations_by_count;
+  for (const double count : counts)
+    ++iterations_by_count[static_cast<int>(count)];
+  for (const auto& [count, how_many] : iterations_by_count) {
+    if (how_many >= iterations_by_count[summary.per_iteration])
+      summary.per_iteration = count;
+  }
   // Activity by activity, over the iterations that launched the usual number of them.
   for (int i = 0; i < summary.per_iteration; ++i) {
     std::vector<double> durations;

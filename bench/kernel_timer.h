@@ -24,7 +24,7 @@ struct KernelActivity {
 struct KernelSummary {
   int iterations = 0;     // iterations with at least one activity
   double median_ms = 0;   // median over iterations of the sum of the activities' durations
-  int per_iteration = 0;  // activities per iteration (the median count)
+  int per_iteration = 0;  // activities per iteration (the most common count)
   // The activities of an iteration with that count, each with its median duration.
   std::vector<KernelActivity> typical;
 };

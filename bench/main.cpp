@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     workload = make_workload(options.workload_flags);
+    check_benchmark_min_time(argc, argv, GEMMSCOPE_HAVE_SKIP_WITH_MESSAGE);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "gemm_bench: %s\n(see gemm_bench --help)\n", e.what());
     return kExitBadUsage;

@@ -182,6 +182,27 @@ bool has_benchmark_flag(int argc, char** argv, const std::string& name) {
   return false;
 }
 
+void check_benchmark_min_time(int argc, char** argv, bool iterations_allowed) {
+  for (int i = 1; i < argc; ++i) {
+    FlagArgument flag;
+    if (!split_flag(argv[i], &flag) || flag.name != "benchmark_min_time")
+      continue;
+    std::string number = flag.value;
+    const char unit = number.empty() ? '\0' : number.back();
+    if (iterations_allowed && (unit == 's' || unit == 'x'))
+      number.pop_back();
+    char* end = nullptr;
+    const double value = std::strtod(number.c_str(), &end);
+    const bool whole = unit != 'x' || (value <= 1e12 && value == std::floor(value));
+    if (!flag.has_value || number.empty() || *end != '\0' || !std::isfinite(value) || value <= 0 ||
+        !whole) {
+      throw std::invalid_argument(
+          "--benchmark_min_time=" + flag.value + ": expected a number of seconds" +
+          (iterations_allowed ? " (0.5 or 0.5s) or of iterations (100x)" : " (e.g. 0.5)"));
+    }
+  }
+}
+
 bool lists_tests_only(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     FlagArgument flag;
@@ -228,8 +249,9 @@ How to time (see the README's "How a case is timed"):
   --list_kernels             print the kernels of each case (name, median duration) to stderr
   --timeline=FILE            write every NVML reading and every timed sample as CSV, to see
                              how each group settled and whether anything moved while sampled
-  --shard=I/N                register only every N-th case from the I-th (0-based): run one
-                             shard per GPU and pass all the JSON files to gemm_report
+  --shard=I/N                register only every N-th group of cases (the cases timed
+                             together) from the I-th, 0-based: run one shard per GPU
+                             (tools/run_shards.sh) and pass all the JSON files to gemm_report
   --l2_flush=true|false      flush L2 before every timed iteration (default true)
   --warmup_runs=N            untimed runs of each case before timing it (default 3)
   --gpu_warmup=SECONDS       busy GEMMs before the first case for at least this long, then until

@@ -42,6 +42,11 @@ bool lists_tests_only(int argc, char** argv);
 // Whether argv has Google Benchmark flag --`name` (with or without a value).
 bool has_benchmark_flag(int argc, char** argv, const std::string& name);
 
+// gemm_bench reads --benchmark_min_time itself (it decides who drives the sampling), so it
+// checks the value up front: seconds ("0.5", or "0.5s" from Google Benchmark 1.8 on) or, from
+// 1.8 on, iterations ("100x"). Throws std::invalid_argument naming the flag otherwise.
+void check_benchmark_min_time(int argc, char** argv, bool iterations_allowed);
+
 // The --help text for gemmscope's flags (Google Benchmark's own follow it).
 std::string usage_text();
 

@@ -2,21 +2,26 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <string>
+
 #include "bench/quantize_case.h"
 
 namespace gemmscope {
 namespace {
 
 // Registers the case with Google Benchmark unless --shard leaves it to another process.
-// Shards take every N-th case in registration order, so each gets a share of every precision
-// and the partition is the same on every run with the same flags.
+// Shards take whole groups (the cases timed together, bench/steady_state_run.h), every N-th
+// group in registration order: a case is then timed in the same mix of work as in an unsharded
+// run, and the partition is the same on every run with the same flags.
 class Registrar {
  public:
   Registrar(BenchSession& session, int shard_index, int shard_count)
       : session_(session), shard_index_(shard_index), shard_count_(shard_count) {}
 
   void add(CaseDefinition definition) {
-    if (position_++ % shard_count_ != shard_index_)
+    const auto group = group_positions_.emplace(definition.group, group_positions_.size()).first;
+    if (static_cast<int>(group->second % shard_count_) != shard_index_)
       return;
     const std::string name = definition.name;
     const size_t index = session_.add_case(std::move(definition));
@@ -35,7 +40,7 @@ class Registrar {
   BenchSession& session_;
   int shard_index_;
   int shard_count_;
-  int position_ = 0;
+  std::map<std::string, size_t> group_positions_;  // in order of first appearance
   int registered_ = 0;
 };
 

@@ -19,8 +19,9 @@
 
 namespace gemmscope {
 
-// Returns how many cases were registered: with shard_count > 1, only the cases whose 0-based
-// position in that order is shard_index modulo shard_count. `recipes` and `session` must
+// Returns how many cases were registered: with shard_count > 1, only the cases of the groups
+// (CaseDefinition::group) whose 0-based position among the groups, in that order, is
+// shard_index modulo shard_count. `recipes` and `session` must
 // outlive the run.
 int register_cases(const Workload& workload, const std::vector<std::unique_ptr<Recipe>>& recipes,
                    BenchSession& session, int shard_index = 0, int shard_count = 1);

@@ -12,10 +12,15 @@
 #   faults   a case too big for GPU memory and one FP8 cannot take are skipped, the rest run
 #   probe    BF16 Fprop qkv with and without --autotune and the L2 flush
 #   sanitize compute-sanitizer (memcheck) over the GPU tests of quant/ and bench/
+#   sanitize4 compute-sanitizer's four tools (memcheck with leak check, racecheck, initcheck,
+#            synccheck), each over the GPU tests and over gemm_bench on a small model: one case
+#            of every precision, pass and mode, every quantization kernel, --emulate --verify
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
 #   quantab  the quantization cases of the source tree at $BASELINE against this build's
 #   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
 #            (GEMM and quantization cases apart) and the per-layer speedups side by side
+#   budget   the GEMM cases with a short and with a long sampling budget, compared
+#   peer     tools/torch_peer.py beside a gemm_bench sweep of the same cases (compare.py input)
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -157,6 +162,28 @@ stage_repro() {
   } | tee -a "$out/repro.txt"
 }
 
+# The sampling budget must not change the answer: the GEMM cases sampled briefly and at length.
+stage_budget() {
+  run budget_short "$bench" --benchmark_filter=-/Quantize/ --max_noise=1 --min_time=0.5 \
+    --min_time_capped=2 --benchmark_out="$out/budget_short.json" --benchmark_out_format=json
+  run budget_long "$bench" --benchmark_filter=-/Quantize/ --max_noise=0.25 \
+    --min_time_capped=8 --max_time=16 --benchmark_out="$out/budget_long.json" \
+    --benchmark_out_format=json
+  python3 tools/run_diff.py "$out/budget_short.json" "$out/budget_long.json" --speedups \
+    --report="$report" | tee "$out/budget.txt"
+}
+
+# The PyTorch peer on the BF16 native and FP8Current prequant cases, then gemm_bench on the same
+# cases; compare them here with compare.py benchmarks peer_torch.json peer_gemmscope.json.
+stage_peer() {
+  local python=python3
+  [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
+  run peer_torch "$python" tools/torch_peer.py --gemm_bench="$bench" --out="$out/peer_torch.json"
+  run peer_gemmscope "$bench" '--benchmark_filter=^(BF16/.*/native|FP8Current/.*/prequant)/' \
+    --benchmark_out="$out/peer_gemmscope.json" --benchmark_out_format=json
+  tail -n 30 "$out/peer_torch.log"
+}
+
 stage_probe() {
   local filter='--benchmark_filter=^BF16/Fprop/qkv/'
   nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
@@ -178,6 +205,37 @@ stage_sanitize() {
   run sanitize_bench compute-sanitizer --tool memcheck --error-exitcode 1 \
     build/tests/bench/test_bench --gtest_filter='*Pass*:*Timer*'
   tail -n 3 "$out/sanitize_quant.log" "$out/sanitize_bench.log"
+}
+
+# A small model, so that a case runs in seconds under the sanitizers; still every precision,
+# pass and mode (the qkv GEMMs) and every quantization kernel and copy layout (one tensor of
+# each role), with --emulate --verify; the kernel timer is off (compute-sanitizer is a CUPTI
+# client itself) and sampling minimal.
+SANITIZE_BENCH_ARGS=(--hidden_size=256 --intermediate_size=512 --num_attention_heads=2
+  --num_key_value_heads=2 --micro_batch_size=1 --sequence_length=256 --emulate --verify
+  --kernel_timer=off --steady_state=off --gpu_warmup=0 --max_warmup=0 --warmup_runs=1
+  --min_samples=2 --min_time=0 --min_time_capped=0 --max_time=0.001
+  "--benchmark_filter=/qkv/|/Quantize/(x|dy)/[a-z]+/R:256/C:256/|/Quantize/w/[a-z]+/R:768/")
+
+stage_sanitize4() {
+  local tool extra
+  for tool in memcheck racecheck initcheck synccheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
+      build/tests/quant/test_quant --gtest_filter='*Gpu*'
+    run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
+      build/tests/kernels/test_kernels
+    run "san_${tool}_bench_tests" compute-sanitizer --tool "$tool" "${extra[@]}" \
+      --error-exitcode 1 build/tests/bench/test_bench \
+      --gtest_filter='*Pass*:*Timer*:*DeviceMemoryLeak*'
+    run "san_${tool}_gemm_bench" compute-sanitizer --tool "$tool" "${extra[@]}" \
+      --error-exitcode 1 "$bench" "${SANITIZE_BENCH_ARGS[@]}"
+  done
+  # Each log ends with compute-sanitizer's summary ("ERROR SUMMARY: 0 errors", or racecheck's
+  # hazard counts); the gemm_bench ones also list the cases that ran.
+  grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY|tests passed|PASSED|FAILED" "$out"/san_*.log
+  grep -c "manual_time " "$out"/san_*_gemm_bench.log
 }
 
 stage_quantncu() {

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -139,6 +141,78 @@ TEST(GemmBenchCli, OnAGpuEveryCaseReportsItsClocks) {
   EXPECT_THAT(r.output, HasSubstr("\"sm_clock_min_mhz\": "));
 }
 
+// gemm_bench's case names, listed without a GPU.
+std::vector<std::string> listing(const std::string& arguments) {
+  const Result r = run_gemm_bench("--benchmark_list_tests " + arguments);
+  EXPECT_EQ(r.exit_code, 0) << arguments << "\n" << r.output;
+  return lines(r.output);
+}
+
+bool is_quantize_case(const std::string& name) {
+  return name.find("/Quantize/") != std::string::npos;
+}
+
+// A case's group (the cases timed together): its precision's GEMM cases, or its precision's
+// quantization cases.
+std::string group_of(const std::string& name) {
+  return name.substr(0, name.find('/')) + (is_quantize_case(name) ? "/Quantize" : "");
+}
+
+TEST(GemmBenchCli, ListsEveryGemmCaseBeforeEveryQuantizeCase) {
+  const std::vector<std::string> all = listing("");
+  ASSERT_FALSE(all.empty());
+  const auto first_quantize = std::find_if(all.begin(), all.end(), is_quantize_case);
+  ASSERT_NE(first_quantize, all.end());
+  ASSERT_NE(first_quantize, all.begin());
+  EXPECT_TRUE(std::all_of(first_quantize, all.end(), is_quantize_case));
+  // The default config: 12 BF16 + 24 FP8Current + 12 FP8Delayed + 24 FP8Block + 24 MXFP8 +
+  // 24 NVFP4 GEMM cases, then 27 quantization cases for each of the five quantized recipes.
+  EXPECT_EQ(first_quantize - all.begin(), 120);
+  EXPECT_EQ(all.size(), 120u + 5 * 27);
+}
+
+TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
+  const std::vector<std::string> all = listing("");
+  ASSERT_FALSE(all.empty());
+  // Groups in order of first appearance.
+  std::vector<std::string> groups;
+  for (const std::string& name : all) {
+    if (std::find(groups.begin(), groups.end(), group_of(name)) == groups.end())
+      groups.push_back(group_of(name));
+  }
+  EXPECT_EQ(groups,
+            (std::vector<std::string>{"BF16", "FP8Current", "FP8Delayed", "FP8Block", "MXFP8",
+                                      "NVFP4", "FP8Current/Quantize", "FP8Delayed/Quantize",
+                                      "FP8Block/Quantize", "MXFP8/Quantize", "NVFP4/Quantize"}));
+
+  std::vector<std::string> union_of_shards;
+  std::set<std::string> seen;
+  for (int shard = 0; shard < 3; ++shard) {
+    const std::vector<std::string> names = listing("--shard=" + std::to_string(shard) + "/3");
+    // Shard i: the cases of groups i, i + 3, ..., in the unsharded order.
+    std::vector<std::string> expected;
+    for (const std::string& name : all) {
+      const size_t group = std::find(groups.begin(), groups.end(), group_of(name)) - groups.begin();
+      if (group % 3 == static_cast<size_t>(shard))
+        expected.push_back(name);
+    }
+    EXPECT_EQ(names, expected) << "shard " << shard;
+    for (const std::string& name : names)
+      EXPECT_TRUE(seen.insert(name).second) << name << " is in two shards";
+    union_of_shards.insert(union_of_shards.end(), names.begin(), names.end());
+  }
+  // Groups 0, 3, 6, 9: 12 + 24 + 27 + 27; 1, 4, 7, 10: 24 + 24 + 27 + 27; 2, 5, 8: 12 + 24 + 27.
+  EXPECT_EQ(listing("--shard=0/3").size(), 90u);
+  EXPECT_EQ(listing("--shard=1/3").size(), 102u);
+  EXPECT_EQ(listing("--shard=2/3").size(), 63u);
+  std::vector<std::string> sorted_all = all;
+  std::sort(sorted_all.begin(), sorted_all.end());
+  std::sort(union_of_shards.begin(), union_of_shards.end());
+  EXPECT_EQ(union_of_shards, sorted_all);
+  // One shard of one is the whole listing.
+  EXPECT_EQ(listing("--shard=0/1"), all);
+}
+
 // The bad-flag catalogue: one row per command line, the exit status and what the message must
 // say. Every row lists cases only (--benchmark_list_tests), so none needs a GPU.
 struct BadFlagRow {
@@ -185,6 +259,26 @@ constexpr BadFlagRow kBadFlagRows[] = {
     {"--emulate=yes", 2, "--emulate=yes: expected true, false, on, off, 1 or 0"},
     {"--list_models=3", 2, "--list_models=3: expected true, false, on, off, 1 or 0"},
     {"--benchmark_min_time=abc", 2, "--benchmark_min_time"},
+    // gemmscope's timing flags.
+    {"--steady_state=maybe", 2, "--steady_state=maybe: expected true, false, on, off, 1 or 0"},
+    {"--max_settle=-1", 2, "--max_settle=-1: expected a number of seconds from 0 to 3600"},
+    {"--max_noise=0", 2, "--max_noise=0: expected a percentage above 0 to 100"},
+    {"--max_noise=101", 2, "--max_noise=101: expected a percentage above 0 to 100"},
+    {"--min_samples=1.5", 2, "--min_samples=1.5: expected a whole number from 0 to 1000000"},
+    {"--min_time=9", 2, "--min_time (9 s) is above --max_time (8 s)"},
+    {"--min_time_capped=10 --max_time=5", 2, "--min_time_capped (10 s) is above --max_time (5 s)"},
+    {"--max_time=0", 2, "--max_time=0: expected a number of seconds above 0 to 3600"},
+    {"--kernel_timer=maybe", 2, "--kernel_timer=maybe: expected true, false, on, off, 1 or 0"},
+    {"--list_kernels --kernel_timer=off", 2,
+     "--list_kernels needs the kernel timer (--kernel_timer=on)"},
+    {"--timeline", 2, "--timeline needs a file name: --timeline=FILE"},
+    {"--timeline=", 2, "--timeline needs a file name: --timeline=FILE"},
+    {"--shard=2/2", 2, "--shard=2/2: expected I/N with 0 <= I < N <= 4096"},
+    {"--shard=a/b", 2, "--shard=a/b: expected I/N with 0 <= I < N <= 4096"},
+    {"--shard=1", 2, "--shard=1: expected I/N with 0 <= I < N <= 4096"},
+    {"--max_warmup=x", 2, "--max_warmup=x: expected a number of seconds from 0 to 3600"},
+    {"--benchmark_min_time=0", 2, "--benchmark_min_time=0: expected a number of seconds"},
+    {"--benchmark_min_time=-1", 2, "--benchmark_min_time=-1: expected a number of seconds"},
     {"--benchmark_filter=[", 2, "no case matched the filter"},
     {"positional", 2, "unrecognized command-line flag: positional"},
     {"-x", 2, "unrecognized command-line flag: -x"},

@@ -89,6 +89,160 @@ TEST(Options, RefusesBadValuesNamingTheFlag) {
   EXPECT_THAT(refusal({"--warmup_runs=-3"}), HasSubstr("--warmup_runs=-3"));
 }
 
+TEST(Options, TimingDefaults) {
+  Args args({});
+  const BenchOptions options = parse_options(&args.argc, args.pointers.data());
+  EXPECT_TRUE(options.timing.steady_state);
+  EXPECT_EQ(options.timing.max_settle_s, 5.0);
+  EXPECT_EQ(options.timing.sampling.max_noise_pct, 0.5);
+  EXPECT_EQ(options.timing.sampling.min_samples, 10);
+  EXPECT_EQ(options.timing.sampling.min_time_s, 1.0);
+  EXPECT_EQ(options.timing.sampling.min_time_capped_s, 4.0);
+  EXPECT_EQ(options.timing.sampling.max_time_s, 8.0);
+  EXPECT_TRUE(options.timing.kernel_timer);
+  EXPECT_FALSE(options.list_kernels);
+  EXPECT_EQ(options.timeline_path, "");
+  EXPECT_EQ(options.shard_index, 0);
+  EXPECT_EQ(options.shard_count, 1);
+  EXPECT_EQ(options.warmup.max_s, 60.0);
+}
+
+TEST(Options, TimingFlagsParse) {
+  Args args({"--steady_state=off", "--max_settle=2.5", "--max_noise=1.5", "--min_samples=30",
+             "--min_time=2", "--min_time_capped=6", "--max_time=20", "--kernel_timer=on",
+             "--list_kernels", "--timeline=/tmp/run.csv", "--shard=3/4", "--gpu_warmup=10",
+             "--max_warmup=0", "--benchmark_min_time=0.5"});
+  const BenchOptions options = parse_options(&args.argc, args.pointers.data());
+  EXPECT_FALSE(options.timing.steady_state);
+  EXPECT_EQ(options.timing.max_settle_s, 2.5);
+  EXPECT_EQ(options.timing.sampling.max_noise_pct, 1.5);
+  EXPECT_EQ(options.timing.sampling.min_samples, 30);
+  EXPECT_EQ(options.timing.sampling.min_time_s, 2.0);
+  EXPECT_EQ(options.timing.sampling.min_time_capped_s, 6.0);
+  EXPECT_EQ(options.timing.sampling.max_time_s, 20.0);
+  EXPECT_TRUE(options.timing.kernel_timer);
+  EXPECT_TRUE(options.list_kernels);
+  EXPECT_EQ(options.timeline_path, "/tmp/run.csv");
+  EXPECT_EQ(options.shard_index, 3);
+  EXPECT_EQ(options.shard_count, 4);
+  EXPECT_EQ(options.warmup.min_s, 10.0);
+  EXPECT_EQ(options.warmup.max_s, 0.0);
+  EXPECT_EQ(args.remaining(), (std::vector<std::string>{"--benchmark_min_time=0.5"}));
+}
+
+TEST(Options, BooleanTimingFlagsTakeOnAndOff) {
+  Args args({"--steady_state=on", "--kernel_timer=off", "--list_kernels=off"});
+  const BenchOptions options = parse_options(&args.argc, args.pointers.data());
+  EXPECT_TRUE(options.timing.steady_state);
+  EXPECT_FALSE(options.timing.kernel_timer);
+  EXPECT_FALSE(options.list_kernels);
+}
+
+TEST(Options, EdgeValuesAccepted) {
+  Args args({"--min_samples=0", "--max_noise=100", "--min_time=8", "--min_time_capped=8",
+             "--shard=0/4096", "--max_settle=0"});
+  const BenchOptions options = parse_options(&args.argc, args.pointers.data());
+  EXPECT_EQ(options.timing.sampling.min_samples, 1);  // at least one sample
+  EXPECT_EQ(options.timing.sampling.max_noise_pct, 100.0);
+  EXPECT_EQ(options.timing.sampling.min_time_s, 8.0);  // equal to --max_time is fine
+  EXPECT_EQ(options.timing.sampling.min_time_capped_s, 8.0);
+  EXPECT_EQ(options.shard_count, 4096);
+  EXPECT_EQ(options.timing.max_settle_s, 0.0);
+}
+
+TEST(Options, RefusesBadTimingValuesNamingTheFlag) {
+  EXPECT_EQ(refusal({"--max_noise=0"}), "--max_noise=0: expected a percentage above 0 to 100");
+  EXPECT_THAT(refusal({"--max_noise=100.5"}), HasSubstr("--max_noise=100.5"));
+  EXPECT_THAT(refusal({"--max_noise=-1"}), HasSubstr("--max_noise=-1"));
+  EXPECT_EQ(refusal({"--shard=2/2"}),
+            "--shard=2/2: expected I/N with 0 <= I < N <= 4096, e.g. --shard=0/2");
+  EXPECT_THAT(refusal({"--shard=a/b"}), HasSubstr("--shard=a/b: expected I/N"));
+  EXPECT_THAT(refusal({"--shard=1"}), HasSubstr("--shard=1: expected I/N"));
+  EXPECT_THAT(refusal({"--shard=-1/2"}), HasSubstr("--shard=-1/2"));
+  EXPECT_THAT(refusal({"--shard=0/0"}), HasSubstr("--shard=0/0"));
+  EXPECT_THAT(refusal({"--shard=0/4097"}), HasSubstr("--shard=0/4097"));
+  EXPECT_THAT(refusal({"--shard=1/2x"}), HasSubstr("--shard=1/2x"));
+  EXPECT_THAT(refusal({"--shard=/2"}), HasSubstr("--shard=/2"));
+  EXPECT_EQ(refusal({"--min_time=9"}), "--min_time (9 s) is above --max_time (8 s)");
+  EXPECT_EQ(refusal({"--max_time=3"}), "--min_time_capped (4 s) is above --max_time (3 s)");
+  EXPECT_EQ(refusal({"--max_time=2.5", "--min_time=3"}),
+            "--min_time (3 s) is above --max_time (2.5 s)");
+  EXPECT_EQ(refusal({"--max_time=0"}),
+            "--max_time=0: expected a number of seconds above 0 to 3600");
+  EXPECT_EQ(refusal({"--list_kernels", "--kernel_timer=off"}),
+            "--list_kernels needs the kernel timer (--kernel_timer=on)");
+  EXPECT_EQ(refusal({"--kernel_timer=off", "--list_kernels"}),
+            "--list_kernels needs the kernel timer (--kernel_timer=on)");
+  EXPECT_EQ(refusal({"--timeline"}), "--timeline needs a file name: --timeline=FILE");
+  EXPECT_EQ(refusal({"--timeline="}), "--timeline needs a file name: --timeline=FILE");
+  EXPECT_THAT(refusal({"--steady_state=maybe"}),
+              HasSubstr("--steady_state=maybe: expected true, false, on, off, 1 or 0"));
+  EXPECT_THAT(refusal({"--max_settle=-1"}), HasSubstr("--max_settle=-1"));
+  EXPECT_THAT(refusal({"--max_settle=3601"}), HasSubstr("--max_settle=3601"));
+  EXPECT_THAT(refusal({"--min_samples=1.5"}), HasSubstr("--min_samples=1.5"));
+  EXPECT_THAT(refusal({"--min_time=x"}), HasSubstr("--min_time=x"));
+  EXPECT_THAT(refusal({"--min_time_capped=-2"}), HasSubstr("--min_time_capped=-2"));
+  EXPECT_THAT(refusal({"--max_warmup=inf"}), HasSubstr("--max_warmup=inf"));
+  EXPECT_THAT(refusal({"--kernel_timer=2"}), HasSubstr("--kernel_timer=2"));
+}
+
+// Whether check_benchmark_min_time accepts `value` as --benchmark_min_time's.
+bool min_time_accepted(const std::string& value, bool iterations_allowed) {
+  Args args({"--benchmark_filter=BF16", "--benchmark_min_time=" + value});
+  try {
+    check_benchmark_min_time(args.argc, args.pointers.data(), iterations_allowed);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--benchmark_min_time=" + value + ": expected"));
+    return false;
+  }
+  return true;
+}
+
+TEST(CheckBenchmarkMinTime, Seconds) {
+  for (bool iterations_allowed : {false, true}) {
+    EXPECT_TRUE(min_time_accepted("0.5", iterations_allowed));
+    EXPECT_TRUE(min_time_accepted("2", iterations_allowed));
+    for (const char* bad : {"abc", "0", "-1", "", "nan", "inf", "0.5 ", "s", "x", "1e999"})
+      EXPECT_FALSE(min_time_accepted(bad, iterations_allowed)) << bad << " " << iterations_allowed;
+  }
+}
+
+TEST(CheckBenchmarkMinTime, GoogleBenchmark17TakesNoUnits) {
+  EXPECT_FALSE(min_time_accepted("10x", false));
+  EXPECT_FALSE(min_time_accepted("0.5s", false));
+}
+
+TEST(CheckBenchmarkMinTime, GoogleBenchmark18TakesSecondsOrIterations) {
+  EXPECT_TRUE(min_time_accepted("10x", true));
+  EXPECT_TRUE(min_time_accepted("0.5s", true));
+  EXPECT_FALSE(min_time_accepted("1.5x", true));
+  EXPECT_FALSE(min_time_accepted("0x", true));
+  EXPECT_FALSE(min_time_accepted("-5x", true));
+  EXPECT_FALSE(min_time_accepted("10xs", true));
+  EXPECT_FALSE(min_time_accepted("0s", true));
+}
+
+TEST(CheckBenchmarkMinTime, OnlyThatFlagAndTheRightMessage) {
+  Args none({"--benchmark_filter=abc", "--benchmark_min_time_x=abc", "--max_time=abc"});
+  EXPECT_NO_THROW(check_benchmark_min_time(none.argc, none.pointers.data(), false));
+  Args no_value({"--benchmark_min_time"});
+  try {
+    check_benchmark_min_time(no_value.argc, no_value.pointers.data(), false);
+    ADD_FAILURE() << "no std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--benchmark_min_time=true: expected a number of seconds (e.g. 0.5)");
+  }
+  Args bad({"--benchmark_min_time=1.5x"});
+  try {
+    check_benchmark_min_time(bad.argc, bad.pointers.data(), true);
+    ADD_FAILURE() << "no std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--benchmark_min_time=1.5x: expected a number of seconds (0.5 or 0.5s) or of "
+                 "iterations (100x)");
+  }
+}
+
 TEST(Options, DetectsListingOnly) {
   Args listing({"--benchmark_list_tests"});
   EXPECT_TRUE(lists_tests_only(listing.argc, listing.pointers.data()));

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/kernel_timer.h"
+
+namespace gemmscope {
+namespace {
+
+using Iteration = std::vector<KernelActivity>;
+
+TEST(SummarizeKernels, MediansOverIterations) {
+  const std::vector<Iteration> iterations = {
+      {{"gemm", 0.010}, {"amax", 0.004}},                     // sum 0.014
+      {{"gemm", 0.012}, {"amax", 0.005}},                     // 0.017
+      {{"gemm", 0.011}, {"amax", 0.003}, {"memset", 0.001}},  // 0.015, 3 activities
+      {},                                                     // ignored
+      {{"gemm", 0.020}, {"amax", 0.006}},                     // 0.026
+  };
+  const KernelSummary summary = summarize_kernels(iterations);
+  EXPECT_EQ(summary.iterations, 4);
+  // Sums 0.014, 0.015, 0.017, 0.026: median (0.015 + 0.017) / 2.
+  EXPECT_NEAR(summary.median_ms, 0.016, 1e-15);
+  // Counts 2, 2, 3, 2: median 2.
+  EXPECT_EQ(summary.per_iteration, 2);
+  // From the three iterations with 2 activities: gemm {10, 12, 20} us, amax {4, 5, 6} us.
+  ASSERT_EQ(summary.typical.size(), 2u);
+  EXPECT_EQ(summary.typical[0].name, "gemm");
+  EXPECT_DOUBLE_EQ(summary.typical[0].ms, 0.012);
+  EXPECT_EQ(summary.typical[1].name, "amax");
+  EXPECT_DOUBLE_EQ(summary.typical[1].ms, 0.005);
+  EXPECT_EQ(kernel_list_text(summary), "gemm 12.0 us, amax 5.0 us");
+}
+
+TEST(SummarizeKernels, TypicalListComesFromTheMostCommonCount) {
+  // Counts 3, 3, 1: mostly 3. The sums include the one-activity iteration.
+  const std::vector<Iteration> iterations = {
+      {{"cast", 0.002}, {"memset", 0.0005}, {"gemm", 0.030}},  // 0.0325
+      {{"cast", 0.004}, {"memset", 0.0007}, {"gemm", 0.034}},  // 0.0387
+      {{"gemm", 0.031}},                                       // 0.031
+  };
+  const KernelSummary summary = summarize_kernels(iterations);
+  EXPECT_EQ(summary.iterations, 3);
+  EXPECT_DOUBLE_EQ(summary.median_ms, 0.002 + 0.0005 + 0.030);
+  EXPECT_EQ(summary.per_iteration, 3);
+  ASSERT_EQ(summary.typical.size(), 3u);
+  EXPECT_EQ(summary.typical[0].name, "cast");
+  EXPECT_DOUBLE_EQ(summary.typical[0].ms, 0.003);
+  EXPECT_EQ(summary.typical[1].name, "memset");
+  EXPECT_DOUBLE_EQ(summary.typical[1].ms, 0.0006);
+  EXPECT_EQ(summary.typical[2].name, "gemm");
+  EXPECT_DOUBLE_EQ(summary.typical[2].ms, 0.032);
+  EXPECT_EQ(kernel_list_text(summary), "cast 3.0 us, memset 0.6 us, gemm 32.0 us");
+}
+
+TEST(SummarizeKernels, NoActivitiesGiveAnEmptySummary) {
+  for (const std::vector<Iteration>& iterations :
+       {std::vector<Iteration>{}, std::vector<Iteration>{{}, {}, {}}}) {
+    const KernelSummary summary = summarize_kernels(iterations);
+    EXPECT_EQ(summary.iterations, 0);
+    EXPECT_EQ(summary.median_ms, 0);
+    EXPECT_EQ(summary.per_iteration, 0);
+    EXPECT_TRUE(summary.typical.empty());
+    EXPECT_EQ(kernel_list_text(summary), "");
+  }
+}
+
+TEST(KernelListText, Format) {
+  KernelSummary summary;
+  summary.typical = {{"name", 0.0123}, {"name2", 0.004}};
+  EXPECT_EQ(kernel_list_text(summary), "name 12.3 us, name2 4.0 us");
+  summary.typical = {{"only", 1.5}};
+  EXPECT_EQ(kernel_list_text(summary), "only 1500.0 us");
+}
+
+TEST(SummarizeKernels, ATieBetweenCountsTakesTheLargerOneThatIterationsHave) {
+  // Counts 2, 2, 4, 4: a median would say 3, which no iteration launched.
+  const std::vector<Iteration> iterations = {
+      {{"gemm", 0.010}, {"memset", 0.001}},
+      {{"gemm", 0.012}, {"memset", 0.001}},
+      {{"amax", 0.002}, {"cast", 0.003}, {"gemm", 0.010}, {"memset", 0.001}},
+      {{"amax", 0.004}, {"cast", 0.003}, {"gemm", 0.012}, {"memset", 0.001}},
+  };
+  const KernelSummary summary = summarize_kernels(iterations);
+  EXPECT_EQ(summary.per_iteration, 4);
+  ASSERT_EQ(summary.typical.size(), 4u);
+  EXPECT_EQ(summary.typical[0].name, "amax");
+  EXPECT_DOUBLE_EQ(summary.typical[0].ms, 0.003);
+}
+
+}  // namespace
+}  // namespace gemmscope
