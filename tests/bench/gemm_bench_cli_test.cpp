@@ -141,6 +141,30 @@ TEST(GemmBenchCli, OnAGpuEveryCaseReportsItsClocks) {
   EXPECT_THAT(r.output, HasSubstr("\"sm_clock_min_mhz\": "));
 }
 
+// A/B within one run: repetitions with random interleaving. Every case gets every repetition
+// and the aggregates compare.py reads, whatever order Google Benchmark shuffles them into
+// (each repetition of a case is served by one steady-state run of its group).
+TEST(GemmBenchCli, OnAGpuRandomInterleavingGivesEveryCaseEveryRepetition) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const Result r = run_gemm_bench(
+      "--shapes=512x1024x768,1024x512x256 --benchmark_filter=^(BF16|FP8Current)/ "
+      "--gpu_warmup=0 --max_warmup=0 --max_settle=0.5 --min_time=0.05 --min_time_capped=0.05 "
+      "--max_time=0.2 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true "
+      "--benchmark_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"BF16/Fprop/gemm0/native/M:512/K:1024/N:768/manual_time",
+                           "FP8Current/Fprop/gemm1/prequant/M:1024/K:512/N:256/manual_time"}) {
+    size_t repetitions = 0;
+    for (size_t at = r.output.find(std::string("\"name\": \"") + name + "\"");
+         at != std::string::npos;
+         at = r.output.find(std::string("\"name\": \"") + name + "\"", at + 1)) {
+      ++repetitions;
+    }
+    EXPECT_EQ(repetitions, 3u) << name << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(std::string("\"name\": \"") + name + "_median\""));
+  }
+}
+
 // gemm_bench's case names, listed without a GPU.
 std::vector<std::string> listing(const std::string& arguments) {
   const Result r = run_gemm_bench("--benchmark_list_tests " + arguments);
