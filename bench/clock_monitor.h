@@ -24,6 +24,10 @@ inline constexpr unsigned long long kClockEventHwSlowdown = 0x8;
 inline constexpr unsigned long long kClockEventSwThermalSlowdown = 0x20;
 inline constexpr unsigned long long kClockEventHwThermalSlowdown = 0x40;
 inline constexpr unsigned long long kClockEventHwPowerBrakeSlowdown = 0x80;
+// Any of them: the GPU's clock is being held down by a limiter (power or temperature).
+inline constexpr unsigned long long kClockSlowdowns =
+    kClockEventSwPowerCap | kClockEventHwSlowdown | kClockEventSwThermalSlowdown |
+    kClockEventHwThermalSlowdown | kClockEventHwPowerBrakeSlowdown;
 
 // The slowdowns among NVML clock-event `reasons`, e.g. "SW power cap, HW thermal slowdown";
 // empty when there are none. Other bits (GPU idle, applications clocks, sync boost, display

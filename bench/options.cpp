@@ -237,8 +237,8 @@ How to time (see the README's "How a case is timed"):
                              (half-width, % of the median; default 0.5)
   --min_samples=N            at least N samples per case (default 10)
   --min_time=SECONDS         sample at least this long (default 1)
-  --min_time_capped=SECONDS  ... and at least this long while the GPU runs at its power cap,
-                             where the limiter swings the clock with a period of about a second
+  --min_time_capped=SECONDS  ... and at least this long while a power or thermal limiter holds
+                             the clock down, swinging it with a period of about a second
                              (default 4)
   --max_time=SECONDS         stop sampling after this long even above --max_noise; the label
                              says so (default 8)
@@ -255,8 +255,8 @@ How to time (see the README's "How a case is timed"):
   --l2_flush=true|false      flush L2 before every timed iteration (default true)
   --warmup_runs=N            untimed runs of each case before timing it (default 3)
   --gpu_warmup=SECONDS       busy GEMMs before the first case for at least this long, then until
-                             the GPU's temperature stops rising: at its power cap a warmer GPU
-                             clocks lower (default 3)
+                             the GPU's temperature stops rising (no change over 10 s): at its
+                             power cap a warmer GPU clocks lower (default 3)
   --max_warmup=SECONDS       ... but no longer than this (default 60; 0: exactly --gpu_warmup)
   --autotune                 time cuBLASLt's top 8 algorithms per case and keep the fastest
                              (default: cuBLASLt's first heuristic answer, as frameworks do)

@@ -165,8 +165,9 @@ GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
         targets_met = targets_met && noise_target_met(settings_.sampling, member.seconds);
       next_check = elapsed + kStoppingCheckSeconds;
     }
-    const bool power_capped = (clock_monitor_.event_reasons_so_far() & kClockEventSwPowerCap) != 0;
-    result.verdict = sampling_verdict(settings_.sampling, elapsed, targets_met, power_capped);
+    // Held down by a limiter (power or temperature), the clock swings: sample longer.
+    const bool clock_limited = (clock_monitor_.event_reasons_so_far() & kClockSlowdowns) != 0;
+    result.verdict = sampling_verdict(settings_.sampling, elapsed, targets_met, clock_limited);
     result.sampling_s = elapsed;
     return result.verdict == SamplingVerdict::kContinue;
   });

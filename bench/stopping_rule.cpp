@@ -13,11 +13,11 @@ bool noise_target_met(const SamplingSettings& settings, const std::vector<double
 }
 
 SamplingVerdict sampling_verdict(const SamplingSettings& settings, double elapsed_s,
-                                 bool targets_met, bool power_capped) {
+                                 bool targets_met, bool clock_limited) {
   if (elapsed_s >= settings.max_time_s)
     return targets_met ? SamplingVerdict::kTargetReached : SamplingVerdict::kTimedOut;
-  const double min_time = power_capped ? std::max(settings.min_time_s, settings.min_time_capped_s)
-                                       : settings.min_time_s;
+  const double min_time = clock_limited ? std::max(settings.min_time_s, settings.min_time_capped_s)
+                                        : settings.min_time_s;
   if (targets_met && elapsed_s >= min_time)
     return SamplingVerdict::kTargetReached;
   return SamplingVerdict::kContinue;

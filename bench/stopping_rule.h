@@ -1,7 +1,8 @@
 #pragma once
 // When to stop sampling a case: once the median's 95% confidence interval (see
 // sample_statistics.h) is narrower than --max_noise, with at least --min_samples samples and
-// --min_time of sampling (--min_time_capped while the power limiter holds the GPU at its cap);
+// --min_time of sampling (--min_time_capped while a limiter, of power or of temperature, holds
+// the GPU's clock down);
 // and in any case after --max_time. nvbench stops on the relative
 // standard deviation of its samples, which measures the spread of one sample and so never
 // shrinks with more of them; gemmscope reports a median, and stops when that median is known
@@ -15,7 +16,8 @@ struct SamplingSettings {
   double max_noise_pct = 0.5;  // target half-width of the median's 95% interval, % of it
   int min_samples = 10;
   double min_time_s = 1.0;
-  // While the power limiter holds the GPU at its cap, the clock swings by about 3% either way
+  // While the power limiter holds the GPU at its cap (or the thermal one holds its clock down:
+  // seen on an H100 at 82 C, below its power cap), the clock swings by about 3% either way
   // with a period of about a second (settle_detector.h), and samples a few milliseconds apart
   // are not independent: the interval of the median, which assumes they are, can be narrow
   // while the samples cover one swing only. Sampling then lasts at least this long, so that
@@ -30,8 +32,8 @@ bool noise_target_met(const SamplingSettings& settings, const std::vector<double
 enum class SamplingVerdict { kContinue, kTargetReached, kTimedOut };
 
 // After `elapsed_s` of sampling, with the noise target met by every case being sampled
-// (`targets_met`) or not, and with the GPU held at its power cap (`power_capped`) or not.
+// (`targets_met`) or not, and with the GPU's clock held down by a limiter (`clock_limited`).
 SamplingVerdict sampling_verdict(const SamplingSettings& settings, double elapsed_s,
-                                 bool targets_met, bool power_capped);
+                                 bool targets_met, bool clock_limited);
 
 }  // namespace gemmscope

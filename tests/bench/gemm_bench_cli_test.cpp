@@ -147,7 +147,7 @@ TEST(GemmBenchCli, OnAGpuEveryCaseReportsItsClocks) {
 TEST(GemmBenchCli, OnAGpuRandomInterleavingGivesEveryCaseEveryRepetition) {
   GEMMSCOPE_REQUIRE_GPU();
   const Result r = run_gemm_bench(
-      "--shapes=512x1024x768,1024x512x256 --benchmark_filter=^(BF16|FP8Current)/ "
+      "--shapes=512x1024x768,1024x512x256 '--benchmark_filter=^(BF16|FP8Current)/' "
       "--gpu_warmup=0 --max_warmup=0 --max_settle=0.5 --min_time=0.05 --min_time_capped=0.05 "
       "--max_time=0.2 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true "
       "--benchmark_format=json");
