@@ -4,10 +4,12 @@
 // an H100, the same group of FP8 GEMMs at the same 690 W ran at 1440 MHz at 66-70 C and at
 // 1370 MHz at 74-75 C (2-3.5% slower), and the die takes tens of seconds to warm up. So the
 // warm-up lasts at least --gpu_warmup seconds and then until the temperature has stopped
-// rising (NVML reads whole degrees: no change over 10 s), at most --max_warmup seconds. A
-// looser rule (less than 1 C over 5 s) stopped one H100 at 77 C, and the sweep that followed
-// warmed it to 82 C, where it runs clock-limited by temperature below its power cap: that
-// sweep's BF16 cases then read up to 5.9% faster than the next sweep's.
+// rising (NVML reads whole degrees: by less than 1 C over 5 s), at most --max_warmup seconds.
+// That is not thermal equilibrium: it stopped one H100 at 77 C, and the sweep that followed
+// warmed it to 82 C, where it ran clock-limited by temperature below its power cap, its BF16
+// cases up to 5.9% slower than in the sweep before. A longer window would wait for more of
+// the rise and cost every sweep that much time; --max_warmup and --gpu_warmup let a user
+// who needs the equilibrium wait for it.
 
 #include <cuda_runtime.h>
 

@@ -222,6 +222,10 @@ stage_sanitize4() {
   for tool in memcheck racecheck initcheck synccheck; do
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
+    # cuBLASLt's Hopper GEMMs (nvjet_*) hand shared memory between the tensor-memory copy engine
+    # and warpgroups through barriers racecheck does not model: on an H200 it reported 512-hazard
+    # pairs inside them and took minutes a test. They are NVIDIA's, not ours; leave them out.
+    [ "$tool" = racecheck ] && extra=(--kernel-name-exclude kns=nvjet)
     run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
       build/tests/quant/test_quant --gtest_filter='*Gpu*'
     run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
