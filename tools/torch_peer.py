@@ -71,10 +71,12 @@ NVML_FI_DEV_POWER_AVERAGE = 185
 NVML_FI_DEV_POWER_INSTANT = 186
 NVML_PERIOD_S = 0.005
 # nvmlClocksEventReason* bits that slow a GPU under load, named as gemm_bench's labels name them.
-CLOCK_EVENT_SW_POWER_CAP = 0x4
 CLOCK_EVENT_SLOWDOWNS = ((0x4, "SW power cap"), (0x8, "HW slowdown"),
                          (0x20, "SW thermal slowdown"), (0x40, "HW thermal slowdown"),
                          (0x80, "HW power brake"))
+# Any of them: a limiter (power or temperature) holds the clock down (gemm_bench's
+# kClockSlowdowns), and sampling lasts --min_time_capped.
+CLOCK_SLOWDOWN_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
 # gemm_bench's settle rule (bench/settle_detector.h, SettleSettings): over the last 4 windows of
 # 250 ms, every window's mean SM clock within 3% of the windows' common mean, and, in every
@@ -350,12 +352,13 @@ def noise_target_met(samples, settings):
 CONTINUE, TARGET_REACHED, TIMED_OUT = "continue", "target reached", "timed out"
 
 
-def sampling_verdict(settings, elapsed_s, targets_met, power_capped):
-    """gemm_bench's sampling_verdict (bench/stopping_rule.cpp). At the power cap the clock swings
-    with a period of about a second, so sampling lasts --min_time_capped to see several swings."""
+def sampling_verdict(settings, elapsed_s, targets_met, clock_limited):
+    """gemm_bench's sampling_verdict (bench/stopping_rule.cpp). Held down by a limiter (power or
+    temperature), the clock swings with a period of about a second, so sampling lasts
+    --min_time_capped to see several swings."""
     if elapsed_s >= settings.max_time_s:
         return TARGET_REACHED if targets_met else TIMED_OUT
-    min_time = (max(settings.min_time_s, settings.min_time_capped_s) if power_capped
+    min_time = (max(settings.min_time_s, settings.min_time_capped_s) if clock_limited
                 else settings.min_time_s)
     if targets_met and elapsed_s >= min_time:
         return TARGET_REACHED
@@ -406,9 +409,9 @@ def run_group(run_batch, monitor, settings, now=time.monotonic):
         if elapsed >= next_check:
             targets_met = all(noise_target_met(member, settings) for member in samples)
             next_check = elapsed + STOPPING_CHECK_S
-        power_capped = monitor is not None and bool(monitor.event_reasons_so_far()
-                                                    & CLOCK_EVENT_SW_POWER_CAP)
-        verdict = sampling_verdict(settings, elapsed, targets_met, power_capped)
+        clock_limited = monitor is not None and bool(monitor.event_reasons_so_far()
+                                                     & CLOCK_SLOWDOWN_BITS)
+        verdict = sampling_verdict(settings, elapsed, targets_met, clock_limited)
     clocks = monitor.stop() if monitor is not None else None
     return GroupRun(samples, settled, settle_s, verdict, elapsed, clocks)
 
@@ -985,8 +988,8 @@ def parse_args(argv):
     parser.add_argument("--min_time", type=float, default=1.0,
                         help="seconds of sampling at least (default 1)")
     parser.add_argument("--min_time_capped", type=float, default=4.0,
-                        help="seconds of sampling at least when NVML reports the SW power cap "
-                             "while sampling (default 4)")
+                        help="seconds of sampling at least when NVML reports a power or "
+                             "thermal limiter while sampling (default 4)")
     parser.add_argument("--max_time", type=float, default=8.0,
                         help="seconds of sampling a group at most, even above --max_noise; the "
                              "label says so (default 8)")
