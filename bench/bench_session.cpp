@@ -31,6 +31,8 @@ constexpr double kLaunchGapSeconds = 2e-6;
 // The events' resolution: a kernel sum may exceed the event time by this much.
 constexpr double kEventResolutionSeconds = 1e-6;
 
+constexpr const char* kDoesNotFit = "does not fit in GPU memory";
+
 std::string free_memory_text() {
   size_t free_bytes = 0;
   size_t total_bytes = 0;
@@ -193,7 +195,7 @@ BenchSession::CaseResult BenchSession::failure_result(const std::exception_ptr& 
   } catch (const CudaError& e) {
     if (e.code() == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // out-of-memory is not sticky; clear it for the next case
-      result.skip_reason = "does not fit in GPU memory" + free_memory_text() + ": " + e.what();
+      result.skip_reason = kDoesNotFit + free_memory_text() + ": " + e.what();
     } else {
       result.error = e.what();
     }
@@ -209,22 +211,11 @@ void BenchSession::measure_group(size_t index) {
     try {
       prepared.push_back(prepare(member));
     } catch (...) {
-      const std::exception_ptr failure = std::current_exception();
-      const bool out_of_memory = [&] {
-        try {
-          std::rethrow_exception(failure);
-        } catch (const CudaError& e) {
-          return e.code() == cudaErrorMemoryAllocation;
-        } catch (...) {
-          return false;
-        }
-      }();
-      if (out_of_memory && member != index) {
-        // The group is as large as memory allows; this member gets a group of its own later.
-        cudaGetLastError();
+      CaseResult failure = failure_result(std::current_exception());
+      // The group is as large as memory allows; this member gets a group of its own later.
+      if (member != index && failure.skip_reason.rfind(kDoesNotFit, 0) == 0)
         break;
-      }
-      results_[member].push_back(failure_result(failure));
+      results_[member].push_back(std::move(failure));
       if (member == index)
         return;
     }

@@ -170,6 +170,12 @@ BenchOptions parse_options(int* argc, char** argv) {
   }
   if (options.list_kernels && !options.timing.kernel_timer)
     throw std::invalid_argument("--list_kernels needs the kernel timer (--kernel_timer=on)");
+  if (options.profile) {
+    // Under a profiler, settling would profile every settling iteration too (they run in the
+    // case's NVTX range), and CUPTI serves one client: the profiler.
+    options.timing.steady_state = false;
+    options.timing.kernel_timer = false;
+  }
   return options;
 }
 
@@ -268,7 +274,8 @@ How to time (see the README's "How a case is timed"):
                              Blackwell
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
-                             serialise launches); times are then not comparable
+                             serialise launches); no settling and no kernel timer; times are
+                             then not comparable
   --help                     this text
 )";
 }
