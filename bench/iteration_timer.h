@@ -32,7 +32,6 @@ class TimedBatch {
   // Waits for the batch and returns each piece's GPU time in seconds, in enqueue order.
   // Throws if the stream blocker timed out (the times would then include host time).
   std::vector<double> wait();
-  size_t size() const { return used_; }
 
  private:
   friend class IterationTimer;
