@@ -60,7 +60,7 @@ class ProfilerScope {
   bool enabled_;
 };
 
-// Clock counters of a timed loop; none when NVML took no samples.
+// Clock counters of a case's sampling; none when NVML took no samples.
 void add_clock_counters(benchmark::UserCounters& counters, const ClockSummary& clocks) {
   if (clocks.samples == 0)
     return;

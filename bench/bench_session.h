@@ -5,7 +5,8 @@
 // Google Benchmark calls a case's function once per repetition (and, with an explicit
 // --benchmark_min_time, several times with growing iteration counts). By default the first
 // call of a case prepares its whole group (steady_state_run.h: the other cases of its
-// precision and mode that the filter selects), times the group at steady state, and queues
+// precision, or of its precision's quantization, that the filter selects; with the case
+// first), times the group at steady state, and queues
 // one result per member; the members' own calls then report their queued results. The
 // group's buffers are freed once it is timed, so only one group is ever allocated.
 

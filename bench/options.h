@@ -19,7 +19,7 @@ struct BenchOptions {
   bool emulate = false;       // MXFP8/NVFP4 without their tensor cores: emulated GEMM
   bool profile = false;       // cudaProfilerStart/Stop around the timed loops
   WarmupSettings warmup;      // busy GEMMs before the first case (bench/gpu_warmup.h)
-  int warmup_runs = 3;        // untimed runs of a case before its timed loop
+  int warmup_runs = 3;        // untimed runs of a case when it is prepared
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer
   bool list_kernels = false;  // print each case's kernels (from the kernel timer)
   std::string timeline_path;  // --timeline=FILE: NVML readings and samples as CSV
