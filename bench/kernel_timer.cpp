@@ -18,6 +18,31 @@
 
 namespace gemmscope {
 
+std::string readable_kernel_name(const char* name) {
+  if (name == nullptr)
+    return "?";
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string text = status == 0 && demangled != nullptr ? demangled : name;
+  std::free(demangled);
+  // The parameter list is the parenthesis that closes the name; namespaces may hold others.
+  if (!text.empty() && text.back() == ')') {
+    int depth = 0;
+    for (size_t i = text.size(); i-- > 0;) {
+      depth += text[i] == ')' ? 1 : text[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        text.resize(i);
+        break;
+      }
+    }
+  }
+  for (const std::string noise : {"(anonymous namespace)::", "void "}) {
+    for (size_t at = text.find(noise); at != std::string::npos; at = text.find(noise))
+      text.erase(at, noise.size());
+  }
+  return text;
+}
+
 KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& iterations) {
   KernelSummary summary;
   std::vector<double> sums;
@@ -86,33 +111,6 @@ constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                          CUPTI_ACTIVITY_KIND_RUNTIME,
                                          CUPTI_ACTIVITY_KIND_DRIVER,
                                          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-
-// "void gemmscope::(anonymous namespace)::cast<int>(float*, int)" -> "gemmscope::cast<int>";
-// cuBLASLt's kernels are not mangled and stay as they are.
-std::string readable_kernel_name(const char* name) {
-  if (name == nullptr)
-    return "?";
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string text = status == 0 && demangled != nullptr ? demangled : name;
-  std::free(demangled);
-  // The parameter list is the parenthesis that closes the name; namespaces may hold others.
-  if (!text.empty() && text.back() == ')') {
-    int depth = 0;
-    for (size_t i = text.size(); i-- > 0;) {
-      depth += text[i] == ')' ? 1 : text[i] == '(' ? -1 : 0;
-      if (depth == 0) {
-        text.resize(i);
-        break;
-      }
-    }
-  }
-  for (const std::string noise : {"(anonymous namespace)::", "void "}) {
-    for (size_t at = text.find(noise); at != std::string::npos; at = text.find(noise))
-      text.erase(at, noise.size());
-  }
-  return text;
-}
 
 struct TimedActivity {
   std::uint32_t correlation_id;

@@ -31,6 +31,11 @@ struct KernelSummary {
 
 KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& iterations);
 
+// A kernel's name as --list_kernels prints it: demangled, without its parameter list, "void"
+// and anonymous namespaces ("gemmscope::amax_kernel<4>"); cuBLASLt's unmangled names as they
+// are; "?" for none.
+std::string readable_kernel_name(const char* name);
+
 // "amax_kernel 32.0 us, tile_cast_kernel 45.7 us, ..." for a case's --list_kernels line.
 std::string kernel_list_text(const KernelSummary& summary);
 

@@ -89,5 +89,20 @@ TEST(SummarizeKernels, ATieBetweenCountsTakesTheLargerOneThatIterationsHave) {
   EXPECT_DOUBLE_EQ(summary.typical[0].ms, 0.003);
 }
 
+// --list_kernels names: mangled names from g++ for the shapes our kernels have (a template in an
+// anonymous namespace; a parameter list holding parentheses of its own).
+TEST(ReadableKernelName, DropsTheParameterListVoidAndAnonymousNamespaces) {
+  EXPECT_EQ(readable_kernel_name("_ZN9gemmscope12_GLOBAL__N_111amax_kernelILi4EEEvPKfPfi"),
+            "gemmscope::amax_kernel<4>");
+  EXPECT_EQ(readable_kernel_name("_ZN9gemmscope6detail9tile_castIfEEvPT_PFiiE"),
+            "gemmscope::detail::tile_cast<float>");
+}
+
+TEST(ReadableKernelName, LeavesUnmangledNamesAsTheyAre) {
+  EXPECT_EQ(readable_kernel_name("nvjet_sm90_qrtst_128x128_128x6_1x2_h_bz_coopA_algo2_TNT"),
+            "nvjet_sm90_qrtst_128x128_128x6_1x2_h_bz_coopA_algo2_TNT");
+  EXPECT_EQ(readable_kernel_name(nullptr), "?");
+}
+
 }  // namespace
 }  // namespace gemmscope
