@@ -230,6 +230,19 @@ What to time (model mode, the default; dimension flags override the preset's val
   --hidden_size=N --intermediate_size=N --num_attention_heads=N --num_key_value_heads=N
   --num_hidden_layers=N --micro_batch_size=N --sequence_length=N --tensor_parallel=N
   --gated_mlp[=true|false]   SwiGLU-style MLP: the up projection is 2 x intermediate wide
+  --head_dim=N               channels per attention head (default hidden / heads)
+Mixture of experts (--num_experts makes a model MoE; MoE presets: see --list_models):
+  --num_experts=N --num_experts_per_token=K --moe_intermediate_size=N
+                             routed experts per layer, top-k, one expert's MLP width
+  --num_shared_experts=N     experts every token passes through (may be 0)
+  --first_k_dense=N          leading layers with the dense MLP instead of experts (may be 0)
+  --expert_parallel=N        ranks the experts are spread over; each holds its own micro-batch
+                             and the most loaded one is timed
+  --routing=balanced|skewed[:ALPHA]  how routed rows spread over the experts: evenly, or by a
+                             fixed-seed popularity ~ 1/rank^ALPHA, 0 < ALPHA <= 4 (default
+                             balanced; skewed is skewed:1)
+Multi-head latent attention (DeepSeek; --kv_lora_rank turns it on):
+  --q_lora_rank=N --kv_lora_rank=N --qk_nope_head_dim=N --qk_rope_head_dim=N --v_head_dim=N
 Or a list of GEMMs, each registered as Fprop/gemm{i} (not combinable with the flags above):
   --shapes=MxKxN[,MxKxN...]
 

@@ -19,4 +19,8 @@ struct PositiveIntegerParse {
 // whitespace) with a value in [1, max_value].
 PositiveIntegerParse parse_positive_integer(std::string_view text, int64_t max_value);
 
+// The same, but 0 is accepted too: a value in [0, max_value] (for counts that may be zero, such
+// as --num_shared_experts). "-0" is still refused ("is negative"): no sign is ever accepted.
+PositiveIntegerParse parse_non_negative_integer(std::string_view text, int64_t max_value);
+
 }  // namespace gemmscope

@@ -55,7 +55,7 @@ std::vector<SweepCase> sweep(const std::vector<std::unique_ptr<Recipe>>& recipes
     const Recipe* r = recipe.get();
     for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
       for (const Mode mode : recipe->modes()) {
-        LayerGemm gemm{pass, "leak", dims, gemm_shape(pass, dims)};
+        LayerGemm gemm{pass, "leak", dims, gemm_shape(pass, dims), 1, {}};
         cases.push_back({r->name() + " " + pass_name(pass) + " " + mode_name(mode),
                          [r, gemm, mode, &device, &cublas] {
                            const std::unique_ptr<GemmCase> work = r->prepare(
