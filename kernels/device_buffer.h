@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "quant/cuda_check.h"
 
@@ -46,5 +47,15 @@ class DeviceBuffer {
   T* data_ = nullptr;
   size_t count_ = 0;
 };
+
+// A device copy of `host`, enqueued on `stream`: the caller keeps `host` alive until the
+// stream has done the copy.
+template <typename T>
+DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> device(host.size());
+  CUDA_CHECK(
+      cudaMemcpyAsync(device.get(), host.data(), device.bytes(), cudaMemcpyHostToDevice, stream));
+  return device;
+}
 
 }  // namespace gemmscope

@@ -1,0 +1,17 @@
+// make_cutlass_grouped_gemm in a build without CUTLASS (cmake/cutlass.cmake found none): the
+// implementation exists, so --grouped=cutlass parses everywhere, and says how to get it.
+
+#include "kernels/grouped_gemm.h"
+#include "quant/unsupported.h"
+
+namespace gemmscope {
+
+std::unique_ptr<GroupedGemm> make_cutlass_grouped_gemm(const std::vector<GemmProblem>& /*groups*/,
+                                                       cudaStream_t /*stream*/) {
+  throw Unsupported(
+      "built without CUTLASS: pip install nvidia-cutlass (or clone NVIDIA/cutlass), then "
+      "reconfigure, with -DGEMMSCOPE_CUTLASS_DIR=<dir with include/cutlass> unless python3 finds "
+      "the wheel; the grouped FP8 cases of --grouped=cutlass need it");
+}
+
+}  // namespace gemmscope
