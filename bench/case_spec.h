@@ -14,7 +14,8 @@ struct CaseSpec {
   Mode mode = Mode::kNative;
 };
 
-// {precision}/{Pass}/{op}/{mode}/M:{m}/K:{k}/N:{n}; Google Benchmark appends /manual_time.
+// {precision}/{Pass}/{op}/{mode}/M:{m}/K:{k}/N:{n}, with /G:{groups} before M: for a grouped
+// (expert) GEMM; Google Benchmark appends /manual_time.
 std::string case_name(const std::string& precision, const CaseSpec& spec);
 
 }  // namespace gemmscope

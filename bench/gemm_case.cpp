@@ -15,6 +15,10 @@ void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iter
   counters["M"] = static_cast<double>(shape_.m);
   counters["K"] = static_cast<double>(shape_.k);
   counters["N"] = static_cast<double>(shape_.n);
+  if (groups_ > 0) {
+    counters["G"] = static_cast<double>(groups_);
+    counters["padded_rows"] = static_cast<double>(padded_rows());
+  }
   if (emulated())
     counters["emulated"] = 1;
   if (verification_) {

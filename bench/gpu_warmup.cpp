@@ -30,8 +30,8 @@ WarmupResult warm_up_gpu(const WarmupSettings& settings, const CublasLtContext& 
   gemm.op = "warmup";
   gemm.dims = {8192, 8192, 8192};
   gemm.shape = gemm_shape(gemm.pass, gemm.dims);
-  const PassTensors tensors(gemm, stream);
-  const GemmPlan plan(cublas, tensors.bf16_problem(), AlgorithmChoice::kHeuristic, stream);
+  const PassTensors tensors(gemm, 1, stream);
+  const GemmPlan plan(cublas, tensors.bf16_problem(0), AlgorithmChoice::kHeuristic, stream);
   TemperatureTrend trend(settings.window_s, settings.max_rise_c);
   clock_monitor.start();
   const auto start = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -77,6 +78,28 @@ void parse_shard(const FlagArgument& flag, BenchOptions* options) {
   options->shard_count = static_cast<int>(count);
 }
 
+// "--grouped=loop,cutlass": known implementations, each at most once.
+std::vector<GroupedImplementation> parse_grouped(const FlagArgument& flag) {
+  std::vector<GroupedImplementation> list;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = flag.value.find(',', start);
+    const std::string token = flag.value.substr(start, comma - start);
+    const std::optional<GroupedImplementation> implementation = parse_grouped_implementation(token);
+    if (!implementation || std::find(list.begin(), list.end(), *implementation) != list.end()) {
+      throw std::invalid_argument("--grouped=" + flag.value + ": " +
+                                  (implementation ? "'" + token + "' is listed twice"
+                                                  : "unknown implementation '" + token + "'") +
+                                  "; expected a comma-separated list of loop, cublas, cutlass "
+                                  "(e.g. --grouped=cutlass,loop)");
+    }
+    list.push_back(*implementation);
+    if (comma == std::string::npos)
+      return list;
+    start = comma + 1;
+  }
+}
+
 double parse_seconds(const FlagArgument& flag) {
   return parse_number(flag, 0, 3600, /*low_inclusive=*/true, "a number of seconds");
 }
@@ -108,6 +131,8 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
     options->l2_flush = parse_bool(flag);
   } else if (flag.name == "emulate") {
     options->emulate = parse_bool(flag);
+  } else if (flag.name == "grouped") {
+    options->grouped = parse_grouped(flag);
   } else if (flag.name == "profile") {
     options->profile = parse_bool(flag);
   } else if (flag.name == "gpu_warmup") {
@@ -285,6 +310,14 @@ How to time (see the README's "How a case is timed"):
                              as an exact emulation (dequantize to BF16, BF16 GEMM), labelled
                              "emulated", instead of skipping them; the times say nothing about
                              Blackwell
+  --grouped=IMPL[,IMPL...]   how expert (grouped) GEMMs run: each precision takes the first
+                             listed implementation that can run its groups; the label says
+                             which, and why the ones before it could not (default loop):
+                               loop     one cuBLASLt GEMM per expert, as frameworks without a
+                                        grouped kernel launch them (every precision)
+                               cublas   cuBLAS's grouped batched GEMM (BF16)
+                               cutlass  CUTLASS's Hopper grouped GEMM (FP8Current, FP8Delayed,
+                                        FP8Block; needs a build with CUTLASS, see the README)
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
                              serialise launches); no settling and no kernel timer; times are

@@ -3,9 +3,11 @@
 // it, so every --benchmark_* flag keeps working and anything unknown is still reported.
 
 #include <string>
+#include <vector>
 
 #include "bench/gpu_warmup.h"
 #include "bench/steady_state_run.h"
+#include "kernels/grouped_gemm.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {
@@ -13,11 +15,13 @@ namespace gemmscope {
 struct BenchOptions {
   bool help = false;
   bool list_models = false;
-  bool verify = false;        // compare each case against the reference GEMM first
-  bool autotune = false;      // time cuBLASLt's top candidates, keep the fastest
-  bool l2_flush = true;       // flush L2 before every timed iteration
-  bool emulate = false;       // MXFP8/NVFP4 without their tensor cores: emulated GEMM
-  bool profile = false;       // cudaProfilerStart/Stop around the timed loops
+  bool verify = false;    // compare each case against the reference GEMM first
+  bool autotune = false;  // time cuBLASLt's top candidates, keep the fastest
+  bool l2_flush = true;   // flush L2 before every timed iteration
+  bool emulate = false;   // MXFP8/NVFP4 without their tensor cores: emulated GEMM
+  bool profile = false;   // cudaProfilerStart/Stop around the timed loops
+  // --grouped: the implementations an expert GEMM case tries, in order.
+  std::vector<GroupedImplementation> grouped = {GroupedImplementation::kLoop};
   WarmupSettings warmup;      // busy GEMMs before the first case (bench/gpu_warmup.h)
   int warmup_runs = 3;        // untimed runs of a case when it is prepared
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer

@@ -18,26 +18,32 @@
 #include "bench/verification.h"
 #include "kernels/cublaslt_context.h"
 #include "kernels/gemm_plan.h"
+#include "kernels/grouped_gemm.h"
 
 namespace gemmscope {
 
-// One prepared GEMM case. A recipe supplies the work and the GEMM's operands; verification
-// and the counters (TFLOPS, M, K, N, rel_err, recipe_err) are the same for every recipe.
+// One prepared GEMM case: one GEMM, or a grouped GEMM of one GEMM per expert (a group). A
+// recipe supplies the work and the GEMMs' operands; verification and the counters (TFLOPS, M,
+// K, N, G, padded_rows, rel_err, recipe_err) are the same for every recipe.
 class GemmCase : public TimedWork {
  public:
-  explicit GemmCase(const GemmShape& shape) : shape_(shape) {}
+  explicit GemmCase(const LayerGemm& gemm)
+      : shape_(gemm.shape), groups_(static_cast<int64_t>(gemm.group_rows.size())) {}
 
-  // The GEMM as enqueue() runs it, its operands the exact (quantized) copies it reads.
-  virtual GemmProblem gemm_problem() const = 0;
-  // The same product on the original BF16 inputs: what the recipe approximates.
-  virtual GemmProblem original_problem() const = 0;
-  // Largest acceptable relative error of the GEMM against the reference GEMM of its own
+  // The GEMMs as enqueue() runs them, one per group, their operands the exact (quantized)
+  // copies they read.
+  virtual std::vector<GemmProblem> gemm_problems() const = 0;
+  // The same products on the original BF16 inputs: what the recipe approximates.
+  virtual std::vector<GemmProblem> original_problems() const = 0;
+  // Largest acceptable relative error of a GEMM against the reference GEMM of its own
   // (dequantized) operands: output rounding and accumulation order, nothing else.
   virtual double tolerance() const = 0;
   // The chosen algorithm, and anything unusual.
   std::string label() const override = 0;
   // Whether the GEMM is emulated (kernels/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
+  // Rows the GEMMs run beyond the routed ones, to pad each expert to the kernel's alignment.
+  virtual int64_t padded_rows() const { return 0; }
 
   std::string verify(cudaStream_t stream) final;
   void report(benchmark::UserCounters& counters, double seconds_per_iteration,
@@ -45,6 +51,7 @@ class GemmCase : public TimedWork {
 
  private:
   GemmShape shape_;
+  int64_t groups_;  // 0 for a dense GEMM
   std::optional<Verification> verification_;
 };
 
@@ -53,6 +60,8 @@ struct RecipeContext {
   const CublasLtContext& cublas;
   AlgorithmChoice algorithm;
   cudaStream_t stream;
+  // --grouped: the implementations a grouped case tries, in order (bench/case_gemm.h).
+  std::vector<GroupedImplementation> grouped = {GroupedImplementation::kLoop};
 };
 
 class Recipe {
@@ -67,6 +76,9 @@ class Recipe {
   // Throws Unsupported when this case cannot run here (e.g. a shape the format cannot take).
   virtual std::unique_ptr<GemmCase> prepare(const CaseSpec& spec,
                                             const RecipeContext& context) const = 0;
+  // The multiple a grouped GEMM's experts' rows are padded to (the rows are the contraction
+  // dimension of Wgrad, which quantized formats need in whole blocks or aligned).
+  virtual int64_t group_row_alignment() const { return 1; }
 
   // Whether the recipe quantizes, and so has quantization cases of its own.
   virtual bool quantizes() const { return false; }

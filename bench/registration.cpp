@@ -54,7 +54,10 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
     for (const Mode mode : recipe->modes()) {
       for (const LayerGemm& gemm : workload.gemms) {
         const CaseSpec spec{gemm, mode};
-        registrar.add({case_name(recipe->name(), spec), recipe->name(),
+        // A precision's expert GEMMs are a group of their own: their weights are many and
+        // large, and the dense cases keep the group they had.
+        const std::string group = recipe->name() + (gemm.grouped() ? "/Experts" : "");
+        registrar.add({case_name(recipe->name(), spec), group,
                        [recipe](const DeviceInfo& d) { return recipe->unsupported_reason(d); },
                        [recipe, spec](const RecipeContext& context) -> std::unique_ptr<TimedWork> {
                          return recipe->prepare(spec, context);

@@ -4,11 +4,44 @@
 
 #include <string>
 
+#include "shapes/routing.h"
+
 namespace gemmscope {
 namespace {
 
 std::string bool_text(bool value) {
   return value ? "true" : "false";
+}
+
+// "qkv=61 attn_out=61 mlp_up=3 ...": how many of the model's layers hold each op, which turns
+// per-op times into a model time (gemm_report).
+std::string op_layers_text(const Workload& workload) {
+  std::string text;
+  for (const LayerGemm& gemm : workload.gemms) {
+    if (gemm.pass != Pass::kFprop)
+      continue;  // each op once
+    text += (text.empty() ? "" : " ") + gemm.op + "=" + std::to_string(gemm.layers);
+  }
+  return text;
+}
+
+// Everything needed to reproduce and compare a run's expert GEMMs: how tokens were routed, the
+// rank timed and its experts' routed rows, and how the grouped GEMMs ran.
+void add_routing_context(const Workload& workload, const BenchOptions& options) {
+  using benchmark::AddCustomContext;
+  AddCustomContext("routing", to_string(workload.routing));
+  AddCustomContext("routing_seed", std::to_string(kRoutingSeed));
+  AddCustomContext("expert_parallel", std::to_string(workload.model.expert_parallel));
+  AddCustomContext("expert_rank", std::to_string(workload.expert_routing.rank));
+  std::string rows;
+  for (const int64_t r : workload.expert_routing.rows)
+    rows += (rows.empty() ? "" : ",") + std::to_string(r);
+  AddCustomContext("expert_rows", rows);
+  std::string grouped;
+  for (const GroupedImplementation implementation : options.grouped)
+    grouped +=
+        std::string(grouped.empty() ? "" : ",") + grouped_implementation_name(implementation);
+  AddCustomContext("grouped", grouped);
 }
 
 }  // namespace
@@ -41,6 +74,9 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
     AddCustomContext("model_config", workload.model.describe());
     AddCustomContext("num_hidden_layers", std::to_string(workload.model.num_hidden_layers));
     AddCustomContext("tokens", std::to_string(workload.model.tokens()));
+    AddCustomContext("op_layers", op_layers_text(workload));
+    if (workload.model.is_moe())
+      add_routing_context(workload, options);
   }
   AddCustomContext("l2_flush", bool_text(options.l2_flush));
   AddCustomContext("autotune", bool_text(options.autotune));

@@ -21,6 +21,10 @@
 #            (GEMM and quantization cases apart) and the per-layer speedups side by side
 #   budget   the GEMM cases with a short and with a long sampling budget, compared
 #   peer     tools/torch_peer.py beside a gemm_bench sweep of the same cases (compare.py input)
+#   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
+#            with --verify --emulate, balanced and skewed routing, through the loop and through
+#            the grouped kernels; then the loop and the grouped kernels timed alternately, twice
+#            each, with the per-run reports and their differences
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +50,11 @@ run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures, keep go
 
 stage_build() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
-  run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
+  # CUTLASS headers, when carried along (.carry/cutlass/include), build the grouped FP8 kernel.
+  local cutlass=${CUTLASS_DIR:-.carry/cutlass} cutlass_flag=()
+  [ -d "$cutlass/include/cutlass" ] && cutlass_flag=("-DGEMMSCOPE_CUTLASS_DIR=$(realpath "$cutlass")")
+  run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+    "${cutlass_flag[@]}" &&
     run build cmake --build build -- -k 0
   tail -5 "$out/build.log"
 }
@@ -240,6 +248,45 @@ stage_sanitize4() {
   # hazard counts); the gemm_bench ones also list the cases that ran.
   grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY|tests passed|PASSED|FAILED" "$out"/san_*.log
   grep -c "manual_time " "$out"/san_*_gemm_bench.log
+}
+
+stage_moe() {
+  run moe_tests ctest --test-dir build --output-on-failure -R "Grouped|Cutlass|Routing|Moe"
+  grep -E "tests passed|tests failed|not run|rel_err|Failed" "$out/moe_tests.log" | head -80
+  local model routing grouped
+  for model in "qwen3-30b-a3b --expert_parallel=8" deepseek-v3; do
+    for routing in balanced skewed; do
+      for grouped in loop cublas,cutlass,loop; do
+        # shellcheck disable=SC2086 # $model is a preset and its flags
+        run "moe_verify_${model%% *}_${routing}_${grouped%%,*}" "$bench" --model=$model \
+          --routing=$routing --grouped=$grouped --verify --emulate --gpu_warmup=1 \
+          --steady_state=off --benchmark_min_time=0.05s --benchmark_filter=/expert_ \
+          --benchmark_out="$out/moe_verify_${model%% *}_${routing}_${grouped%%,*}.json" \
+          --benchmark_out_format=json --benchmark_counters_tabular=true
+      done
+    done
+  done
+  grep -hE "rel_err|ERROR|error|refused" "$out"/moe_verify_*.log | head -60
+  local round
+  for round in 1 2; do
+    for grouped in loop cublas,cutlass,loop; do
+      for model in "qwen3-30b-a3b --expert_parallel=8" deepseek-v3; do
+        # shellcheck disable=SC2086
+        run "moe_time_${model%% *}_${grouped%%,*}_$round" "$bench" --model=$model \
+          --grouped=$grouped --benchmark_filter='/expert_|^BF16/' \
+          --benchmark_out="$out/moe_time_${model%% *}_${grouped%%,*}_$round.json" \
+          --benchmark_out_format=json
+        "$report" "$out/moe_time_${model%% *}_${grouped%%,*}_$round.json" \
+          >"$out/moe_report_${model%% *}_${grouped%%,*}_$round.txt" 2>&1
+      done
+    done
+  done
+  for model in qwen3-30b-a3b deepseek-v3; do
+    python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" "$out/moe_time_${model}_loop_2.json"
+    python3 tools/run_diff.py "$out/moe_time_${model}_cublas_1.json" \
+      "$out/moe_time_${model}_cublas_2.json"
+    python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" "$out/moe_time_${model}_cublas_1.json"
+  done | tee "$out/moe_diff.txt"
 }
 
 stage_quantncu() {

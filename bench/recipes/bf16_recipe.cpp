@@ -1,6 +1,7 @@
 // BF16: the baseline. The GEMM reads the training tensors as they are, in the layouts
 // frameworks launch (Fprop TN, Dgrad NN, Wgrad NT), FP32 accumulation, BF16 output.
 
+#include "bench/case_gemm.h"
 #include "bench/pass_tensors.h"
 #include "bench/recipes/recipes.h"
 
@@ -10,20 +11,20 @@ namespace {
 class Bf16Case : public GemmCase {
  public:
   Bf16Case(const CaseSpec& spec, const RecipeContext& context)
-      : GemmCase(spec.gemm.shape),
-        tensors_(spec.gemm, context.stream),
-        plan_(context.cublas, tensors_.bf16_problem(), context.algorithm, context.stream) {}
+      : GemmCase(spec.gemm),
+        tensors_(spec.gemm, 1, context.stream),
+        gemm_(make_case_gemm(context, tensors_.bf16_problems(), spec.gemm.grouped(), false)) {}
 
-  void enqueue(cudaStream_t stream) override { plan_.run(stream); }
-  GemmProblem gemm_problem() const override { return tensors_.bf16_problem(); }
-  GemmProblem original_problem() const override { return tensors_.bf16_problem(); }
+  void enqueue(cudaStream_t stream) override { gemm_.gemm->run(stream); }
+  std::vector<GemmProblem> gemm_problems() const override { return tensors_.bf16_problems(); }
+  std::vector<GemmProblem> original_problems() const override { return tensors_.bf16_problems(); }
   // Rounding the output to BF16 alone gives a relative error of about 2^-9/sqrt(3) = 1.1e-3.
   double tolerance() const override { return 4e-3; }
-  std::string label() const override { return plan_.algorithm(); }
+  std::string label() const override { return gemm_.label(); }
 
  private:
   PassTensors tensors_;
-  GemmPlan plan_;
+  CaseGemm gemm_;
 };
 
 class Bf16Recipe : public Recipe {

@@ -15,6 +15,9 @@ class Fp8Recipe : public QuantizedRecipe {
   // 1.7e-3 on an H200, as for BF16) and, where FAST_ACCUM is on, Hopper's reduced-precision
   // accumulation (measured 3.5e-3 in Fprop at K = 4096 and 16384).
   double tolerance(Pass pass) const override { return fast_accumulation(pass) ? 1e-2 : 4e-3; }
+  // That multiple of 16, as TransformerEngine pads FP8 expert rows
+  // (get_align_size_for_quantization).
+  int64_t group_row_alignment() const override { return 16; }
 };
 
 }  // namespace gemmscope

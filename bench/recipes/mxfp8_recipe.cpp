@@ -43,6 +43,9 @@ class Mxfp8Recipe : public BlockScaledRecipe {
  public:
   using BlockScaledRecipe::BlockScaledRecipe;
   std::string name() const override { return "MXFP8"; }
+  // One E8M0 scale per 32 rows in the columnwise copies: TransformerEngine pads MXFP8 expert
+  // rows to 32 (get_align_size_for_quantization).
+  int64_t group_row_alignment() const override { return 32; }
   std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
                                                    cudaStream_t /*stream*/) const override {
     return std::make_unique<Mxfp8Quantizer>(source);

@@ -66,6 +66,9 @@ class Nvfp4Recipe : public BlockScaledRecipe {
  public:
   using BlockScaledRecipe::BlockScaledRecipe;
   std::string name() const override { return "NVFP4"; }
+  // TransformerEngine pads NVFP4 expert rows to 128 (get_align_size_for_quantization): whole
+  // 128-row scale tiles, and the 16x16 Hadamard transform of Wgrad's operands.
+  int64_t group_row_alignment() const override { return 128; }
   std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
                                                    cudaStream_t /*stream*/) const override {
     return std::make_unique<Nvfp4Quantizer>(source);

@@ -1,7 +1,7 @@
 #include "bench/recipes/quantized_recipe.h"
 
+#include "bench/case_gemm.h"
 #include "bench/pass_tensors.h"
-#include "kernels/emulated_gemm.h"
 
 namespace gemmscope {
 namespace {
@@ -11,14 +11,14 @@ struct TnSources {
   OperandSource right;
 };
 
-// The two BF16 inputs of a pass and the copy of each its TN GEMM reads.
-TnSources tn_sources(const PassTensors& tensors) {
-  const LinearDims& d = tensors.gemm().dims;
-  const OperandSource x{TensorRole::kActivation, tensors.x().get(), d.tokens, d.in_features,
+// The two BF16 inputs of group g of a pass and the copy of each its TN GEMM reads.
+TnSources tn_sources(const PassTensors& tensors, int64_t g) {
+  const LinearDims d = tensors.group_dims(g);
+  const OperandSource x{TensorRole::kActivation, tensors.x(g), d.tokens, d.in_features,
                         OperandCopies::kRowwise};
-  const OperandSource w{TensorRole::kWeight, tensors.w().get(), d.out_features, d.in_features,
+  const OperandSource w{TensorRole::kWeight, tensors.w(g), d.out_features, d.in_features,
                         OperandCopies::kRowwise};
-  const OperandSource dy{TensorRole::kGradient, tensors.dy().get(), d.tokens, d.out_features,
+  const OperandSource dy{TensorRole::kGradient, tensors.dy(g), d.tokens, d.out_features,
                          OperandCopies::kRowwise};
   const auto columnwise = [](OperandSource s) {
     s.copies = OperandCopies::kColumnwise;
@@ -43,57 +43,56 @@ class QuantizedGemmCase : public GemmCase {
  public:
   QuantizedGemmCase(const QuantizedRecipe& recipe, const CaseSpec& spec,
                     const RecipeContext& context)
-      : GemmCase(spec.gemm.shape),
+      : GemmCase(spec.gemm),
         autocast_(spec.mode == Mode::kAutocast),
         tolerance_(recipe.tolerance(spec.gemm.pass)),
-        tensors_(spec.gemm, context.stream) {
-    const TnSources sources = tn_sources(tensors_);
-    left_ = recipe.make_quantizer(sources.left, context.stream);
-    right_ = recipe.make_quantizer(sources.right, context.stream);
-    // Quantized once here: prequant's copies, and for autocast a first step of scale history.
-    left_->quantize(context.stream);
-    right_->quantize(context.stream);
-    problem_.left = k_major_copy(*left_, sources.left);
-    problem_.right = k_major_copy(*right_, sources.right);
-    problem_.output = tensors_.output();
-    problem_.fast_accumulation = recipe.fast_accumulation(spec.gemm.pass);
-    recipe.check_gemm_operand(problem_.left.tensor);
-    recipe.check_gemm_operand(problem_.right.tensor);
-    if (recipe.has_native_gemm(context.device)) {
-      plan_ =
-          std::make_unique<GemmPlan>(context.cublas, problem_, context.algorithm, context.stream);
-    } else {
-      emulated_ = std::make_unique<EmulatedGemm>(context.cublas, problem_, context.algorithm,
-                                                 context.stream);
+        tensors_(spec.gemm, recipe.group_row_alignment(), context.stream) {
+    // A grouped layer quantizes each expert's slices on their own, with their own scales, as
+    // TransformerEngine's GroupedLinear does.
+    for (int64_t g = 0; g < tensors_.group_count(); ++g) {
+      const TnSources sources = tn_sources(tensors_, g);
+      left_.push_back(recipe.make_quantizer(sources.left, context.stream));
+      right_.push_back(recipe.make_quantizer(sources.right, context.stream));
+      // Quantized once here: prequant's copies, and for autocast a first step of scale history.
+      left_.back()->quantize(context.stream);
+      right_.back()->quantize(context.stream);
+      GemmProblem problem;
+      problem.left = k_major_copy(*left_.back(), sources.left);
+      problem.right = k_major_copy(*right_.back(), sources.right);
+      problem.output = tensors_.output(g);
+      problem.fast_accumulation = recipe.fast_accumulation(spec.gemm.pass);
+      recipe.check_gemm_operand(problem.left.tensor);
+      recipe.check_gemm_operand(problem.right.tensor);
+      problems_.push_back(problem);
     }
+    gemm_ = make_case_gemm(context, problems_, spec.gemm.grouped(),
+                           !recipe.has_native_gemm(context.device));
   }
 
   void enqueue(cudaStream_t stream) override {
     if (autocast_) {
-      left_->quantize(stream);
-      right_->quantize(stream);
+      for (size_t g = 0; g < left_.size(); ++g) {
+        left_[g]->quantize(stream);
+        right_[g]->quantize(stream);
+      }
     }
-    if (plan_) {
-      plan_->run(stream);
-    } else {
-      emulated_->run(stream);
-    }
+    gemm_.gemm->run(stream);
   }
-  GemmProblem gemm_problem() const override { return problem_; }
-  GemmProblem original_problem() const override { return tensors_.bf16_problem(); }
+  std::vector<GemmProblem> gemm_problems() const override { return problems_; }
+  std::vector<GemmProblem> original_problems() const override { return tensors_.bf16_problems(); }
   double tolerance() const override { return tolerance_; }
-  std::string label() const override { return plan_ ? plan_->algorithm() : emulated_->algorithm(); }
-  bool emulated() const override { return emulated_ != nullptr; }
+  std::string label() const override { return gemm_.label(); }
+  bool emulated() const override { return gemm_.gemm->emulated(); }
+  int64_t padded_rows() const override { return tensors_.padded_rows(); }
 
  private:
   bool autocast_;
   double tolerance_;
   PassTensors tensors_;
-  std::unique_ptr<OperandQuantizer> left_;
-  std::unique_ptr<OperandQuantizer> right_;
-  GemmProblem problem_;
-  std::unique_ptr<GemmPlan> plan_;          // the native GEMM, or
-  std::unique_ptr<EmulatedGemm> emulated_;  // its emulation on GPUs without the tensor cores
+  std::vector<std::unique_ptr<OperandQuantizer>> left_;  // one per group
+  std::vector<std::unique_ptr<OperandQuantizer>> right_;
+  std::vector<GemmProblem> problems_;
+  CaseGemm gemm_;
 };
 
 }  // namespace

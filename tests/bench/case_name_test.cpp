@@ -17,5 +17,16 @@ TEST(CaseName, FollowsTheDesignScheme) {
             "NVFP4/Wgrad/mlp_down/prequant/M:16384/K:15872/N:4096");
 }
 
+TEST(CaseName, GroupedGemmsCarryTheirGroupCountBeforeTheSizes) {
+  LayerGemm gemm;
+  gemm.pass = Pass::kWgrad;
+  gemm.op = "expert_up";
+  gemm.group_rows = {100, 28, 128};
+  gemm.dims = {256, 2048, 1536};
+  gemm.shape = gemm_shape(gemm.pass, gemm.dims);
+  EXPECT_EQ(case_name("FP8Block", {gemm, Mode::kPrequant}),
+            "FP8Block/Wgrad/expert_up/prequant/G:3/M:2048/K:256/N:1536");
+}
+
 }  // namespace
 }  // namespace gemmscope

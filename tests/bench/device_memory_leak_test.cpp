@@ -55,15 +55,21 @@ std::vector<SweepCase> sweep(const std::vector<std::unique_ptr<Recipe>>& recipes
     const Recipe* r = recipe.get();
     for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
       for (const Mode mode : recipe->modes()) {
-        LayerGemm gemm{pass, "leak", dims, gemm_shape(pass, dims), 1, {}};
-        cases.push_back({r->name() + " " + pass_name(pass) + " " + mode_name(mode),
-                         [r, gemm, mode, &device, &cublas] {
-                           const std::unique_ptr<GemmCase> work = r->prepare(
-                               CaseSpec{gemm, mode},
-                               RecipeContext{device, cublas, AlgorithmChoice::kHeuristic, nullptr});
-                           work->enqueue(nullptr);
-                           verify_case(*work, nullptr);
-                         }});
+        // A dense GEMM, and a grouped one of three experts (ragged rows, padded per recipe).
+        LayerGemm dense{pass, "leak", dims, gemm_shape(pass, dims), 1, {}};
+        LayerGemm grouped{pass, "expert_up", dims, gemm_shape(pass, dims), 1, {1000, 37, 1011}};
+        for (const LayerGemm& gemm : {dense, grouped}) {
+          cases.push_back({r->name() + " " + pass_name(pass) + " " + mode_name(mode) +
+                               (gemm.grouped() ? " grouped" : ""),
+                           [r, gemm, mode, &device, &cublas] {
+                             const std::unique_ptr<GemmCase> work =
+                                 r->prepare(CaseSpec{gemm, mode},
+                                            RecipeContext{device, cublas,
+                                                          AlgorithmChoice::kHeuristic, nullptr});
+                             work->enqueue(nullptr);
+                             verify_case(*work, nullptr);
+                           }});
+        }
       }
     }
     if (!recipe->quantizes())

@@ -16,6 +16,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Result {
   int exit_code;
@@ -237,6 +238,62 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
   EXPECT_EQ(listing("--shard=0/1"), all);
 }
 
+TEST(GemmBenchCli, DeepSeekV3ListsDenseMlaAndExpertCasesOfEveryPrecision) {
+  const Result r = run_gemm_bench("--benchmark_list_tests --model=deepseek-v3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string listing = r.output;
+  for (const char* precision :
+       {"BF16/", "FP8Current/", "FP8Delayed/", "FP8Block/", "MXFP8/", "NVFP4/"}) {
+    SCOPED_TRACE(precision);
+    // The three dense layers' MLP, the MLA projections, the shared and the routed experts
+    // (32 of 256 on each of 8 expert-parallel ranks, 4096 tokens x top-8 routed to a rank).
+    EXPECT_THAT(listing, HasSubstr(std::string(precision) + "Fprop/mlp_up/"));
+    EXPECT_THAT(listing, HasSubstr(std::string(precision) + "Dgrad/kv_b/"));
+    EXPECT_THAT(listing, HasSubstr(std::string(precision) + "Fprop/q_a/"));
+    EXPECT_THAT(listing, HasSubstr(std::string(precision) + "Wgrad/shared_down/"));
+    EXPECT_THAT(listing, HasSubstr(std::string(precision) + "Wgrad/expert_up/"));
+  }
+  EXPECT_THAT(listing, HasSubstr("BF16/Fprop/expert_up/native/G:32/M:32768/K:7168/N:4096/"));
+  EXPECT_THAT(listing,
+              HasSubstr("FP8Block/Wgrad/expert_down/prequant/G:32/M:2048/K:32768/N:7168/"));
+  EXPECT_THAT(listing, HasSubstr("BF16/Fprop/kv_a/native/M:4096/K:7168/N:576/"));
+  EXPECT_THAT(listing, Not(HasSubstr("/qkv/")));
+  // The routed tokens' quantization: one tensor per rank, rows = routed rows.
+  EXPECT_THAT(listing, HasSubstr("FP8Current/Quantize/x/rowwise/R:32768/C:7168/"));
+}
+
+TEST(GemmBenchCli, ExpertParallelismGivesEachRankItsGroups) {
+  const Result r = run_gemm_bench(
+      "--benchmark_list_tests --model=qwen3-30b-a3b --expert_parallel=8 "
+      "--benchmark_filter=^BF16/.*/expert_");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // 128 experts over 8 ranks: 16 on each; each rank receives its 4096 tokens x top-8 rows.
+  EXPECT_EQ(lines(r.output),
+            (std::vector<std::string>{
+                "BF16/Fprop/expert_up/native/G:16/M:32768/K:2048/N:1536/manual_time",
+                "BF16/Fprop/expert_down/native/G:16/M:32768/K:768/N:2048/manual_time",
+                "BF16/Dgrad/expert_up/native/G:16/M:32768/K:1536/N:2048/manual_time",
+                "BF16/Dgrad/expert_down/native/G:16/M:32768/K:2048/N:768/manual_time",
+                "BF16/Wgrad/expert_up/native/G:16/M:2048/K:32768/N:1536/manual_time",
+                "BF16/Wgrad/expert_down/native/G:16/M:768/K:32768/N:2048/manual_time",
+            }));
+}
+
+TEST(GemmBenchCli, SkewedRoutingTimesTheMostLoadedRank) {
+  const auto expert_rows = [](const std::string& routing) {
+    const Result r = run_gemm_bench(
+        "--benchmark_list_tests --model=qwen3-30b-a3b "
+        "--expert_parallel=8 --benchmark_filter=^BF16/Fprop/expert_up " +
+        routing);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const size_t m = r.output.find("/M:");
+    return std::stol(r.output.substr(m + 3));
+  };
+  EXPECT_EQ(expert_rows("--routing=balanced"), 32768);
+  EXPECT_GT(expert_rows("--routing=skewed"), 32768);
+  EXPECT_GT(expert_rows("--routing=skewed:2"), expert_rows("--routing=skewed:0.5"));
+}
+
 // The bad-flag catalogue: one row per command line, the exit status and what the message must
 // say. Every row lists cases only (--benchmark_list_tests), so none needs a GPU.
 struct BadFlagRow {
@@ -304,6 +361,18 @@ constexpr BadFlagRow kBadFlagRows[] = {
     {"--benchmark_min_time=0", 2, "--benchmark_min_time=0: expected a number of seconds"},
     {"--benchmark_min_time=-1", 2, "--benchmark_min_time=-1: expected a number of seconds"},
     {"--benchmark_filter=[", 2, "no case matched the filter"},
+    // Mixture of experts.
+    {"--grouped=fast", 2, "--grouped=fast: unknown implementation 'fast'"},
+    {"--grouped=loop,loop", 2, "--grouped=loop,loop: 'loop' is listed twice"},
+    {"--routing=skewed", 2, "the model (te-tutorial) is dense: set --num_experts too"},
+    {"--model=qwen3-30b-a3b --routing=zipf", 2, "--routing=zipf: expected balanced, skewed"},
+    {"--model=qwen3-30b-a3b --routing=skewed:0", 2, "--routing=skewed:0: expected balanced"},
+    {"--model=qwen3-30b-a3b --expert_parallel=3", 2,
+     "--expert_parallel=3 must divide --num_experts=128"},
+    {"--model=qwen3-30b-a3b --num_experts_per_token=200", 2,
+     "--num_experts_per_token=200 must be from 1 to --num_experts=128"},
+    {"--model=deepseek-v3 --first_k_dense=99", 2, "--first_k_dense=99 must be from 0 to 60"},
+    {"--model=mixtral-8x7b --head_dim=0", 2, "--head_dim=0: the value is not positive"},
     {"positional", 2, "unrecognized command-line flag: positional"},
     {"-x", 2, "unrecognized command-line flag: -x"},
     // Google Benchmark checks the output file when it opens it; gemm_bench does not check it

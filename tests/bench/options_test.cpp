@@ -252,5 +252,30 @@ TEST(Options, DetectsListingOnly) {
   EXPECT_FALSE(lists_tests_only(not_listing.argc, not_listing.pointers.data()));
 }
 
+TEST(Options, GroupedIsAnOrderedListOfImplementations) {
+  Args defaults({});
+  EXPECT_EQ(parse_options(&defaults.argc, defaults.pointers.data()).grouped,
+            (std::vector<GroupedImplementation>{GroupedImplementation::kLoop}));
+  Args args({"--grouped=cutlass,cublas,loop"});
+  EXPECT_EQ(parse_options(&args.argc, args.pointers.data()).grouped,
+            (std::vector<GroupedImplementation>{GroupedImplementation::kCutlass,
+                                                GroupedImplementation::kCublas,
+                                                GroupedImplementation::kLoop}));
+}
+
+TEST(Options, GroupedRefusesUnknownRepeatedAndEmptyImplementations) {
+  for (const char* value : {"--grouped=fast", "--grouped=loop,loop", "--grouped=", "--grouped",
+                            "--grouped=loop,", "--grouped=Loop"}) {
+    Args args({value});
+    try {
+      parse_options(&args.argc, args.pointers.data());
+      ADD_FAILURE() << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--grouped=")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("loop, cublas, cutlass")) << value;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gemmscope
