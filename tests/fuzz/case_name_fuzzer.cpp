@@ -23,11 +23,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   const gemmscope::GemmShape& shape = parsed.gemm.shape;
   check(shape.m > 0 && shape.k > 0 && shape.n > 0, "a GEMM case has positive dimensions");
-  const std::string printed = parsed.gemm.key() + "/M:" + std::to_string(shape.m) +
+  check(!parsed.gemm.groups || *parsed.gemm.groups > 0, "a grouped GEMM has groups");
+  // Printed here from the fields, not by GemmCase::name(), so that the check is independent.
+  const std::string groups =
+      parsed.gemm.groups ? "/G:" + std::to_string(*parsed.gemm.groups) : std::string();
+  const std::string printed = parsed.gemm.key() + groups + "/M:" + std::to_string(shape.m) +
                               "/K:" + std::to_string(shape.k) + "/N:" + std::to_string(shape.n);
   const ParsedName again = gemmscope::report::parse_case_name(printed);
   check(again.kind == ParsedName::Kind::kGemm && again.gemm.key() == parsed.gemm.key() &&
-            again.gemm.shape == shape,
+            again.gemm.groups == parsed.gemm.groups && again.gemm.shape == shape &&
+            parsed.gemm.name() == printed,
         "a GEMM case's fields print back to a name that parses the same");
   return 0;
 }

@@ -76,6 +76,21 @@ TEST(GemmReportBinary, PrintsTheTextReportAndWarningsOnStderr) {
             "BF16/Fprop/proj/native/M:2048/K:1024/N:3072/manual_time (unknown op 'proj')\n");
 }
 
+TEST(GemmReportBinary, ReportsAMoeRunAndChartsIt) {
+  const std::filesystem::path svg = scratch_dir() / "moe.svg";
+  const RunResult run = run_gemm_report("--svg='" + svg.string() + "' " +
+                                        quoted_fixture("moe_deepseek_like_ms.json"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_NE(run.out.find("Model (3 dense, 58 MoE layers)   842.875   559.656\n"
+                         "Speedup vs BF16                    1.00x     1.51x\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("expert_up     G:32 8192x1024x512      58    2.000     1.250\n"),
+            std::string::npos);
+  EXPECT_EQ(testing::xml_well_formedness_error(read_file(svg)), "");
+}
+
 TEST(GemmReportBinary, SaysWhichCaseALaterFileReplaced) {
   const RunResult run = run_gemm_report("--format=json " + quoted_fixture("model_gb17_ns.json") +
                                         " " + quoted_fixture("model_replace_one_case.json"));
@@ -202,6 +217,13 @@ struct BadInputRow {
   int exit_code;                   // 0: accepted (and marked), 1: refused
   std::string says;                // in stdout or stderr
 };
+
+// The dense model fixture with `op_layers` added to its context.
+std::string dense_fixture_with_op_layers(const std::string& op_layers) {
+  std::string text = read_file(fixture_path("model_gb17_ns.json"));
+  const std::string key = "\"num_hidden_layers\": \"4\"";
+  return text.replace(text.find(key), key.size(), key + ", \"op_layers\": \"" + op_layers + "\"");
+}
 
 std::vector<BadInputRow> bad_input_rows() {
   const std::string model_a =
@@ -337,6 +359,42 @@ std::vector<BadInputRow> bad_input_rows() {
        "",
        0,
        "disagree on model_config ('hidden_size=8192' vs 'hidden_size=4096')"},
+      {"a grouped case without G (left out, warned)",
+       {benchmark_file({good_entry(), entry(R"("real_time": 1, "time_unit": "ms")",
+                                            "BF16/Fprop/expert_up/native/M:8/K:8/N:8")})},
+       "",
+       0,
+       "(grouped op 'expert_up' needs G:{groups} before M:{m})"},
+      {"a grouped case with G:0 (left out, warned)",
+       {benchmark_file({good_entry(), entry(R"("real_time": 1, "time_unit": "ms")",
+                                            "BF16/Fprop/expert_down/native/G:0/M:8/K:8/N:8")})},
+       "",
+       0,
+       "(expected G:{groups} with a positive integer, got 'G:0')"},
+      {"G on an op that is not grouped (left out, warned)",
+       {benchmark_file({good_entry(), entry(R"("real_time": 1, "time_unit": "ms")",
+                                            "BF16/Fprop/gemm1/native/G:2/M:8/K:8/N:8")})},
+       "",
+       0,
+       "('G:2' on op 'gemm1': only grouped ops (expert_up, expert_down) have G:{groups})"},
+      {"malformed op_layers (model total n/a, with the reason)",
+       {dense_fixture_with_op_layers("qkv=4 attn_out=4 mlp_up=4 mlp_down=-4")},
+       "",
+       0,
+       "n/a: op_layers 'qkv=4 attn_out=4 mlp_up=4 mlp_down=-4' is malformed: layers of mlp_down "
+       "must be a positive integer, got '-4'"},
+      {"op_layers without an op that has cases (model total n/a, with the reason)",
+       {dense_fixture_with_op_layers("qkv=4 attn_out=4 mlp_up=4")},
+       "",
+       0,
+       "n/a: op_layers has no count for mlp_down ('qkv=4 attn_out=4 mlp_up=4')"},
+      {"two files that count an op's layers differently (merged, warned)",
+       {dense_fixture_with_op_layers("qkv=4 attn_out=4 mlp_up=4 mlp_down=4"),
+        dense_fixture_with_op_layers("qkv=4 attn_out=4 mlp_up=2 mlp_down=2")},
+       "",
+       0,
+       "disagree on the layers per op (mlp_down 2 vs 4, mlp_up 2 vs 4); the report uses "
+       "op_layers 'qkv=4 attn_out=4 mlp_up=2 mlp_down=2'"},
       {"the context is an array (ignored)",
        {benchmark_file({good_entry()}, "[1, 2]")},
        "",

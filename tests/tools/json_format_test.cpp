@@ -89,5 +89,63 @@ TEST(JsonFormat, ShapesRunHasOneObjectPerGemm) {
   EXPECT_FALSE(out["modes"]["prequant"].contains("per_layer_ms")) << "no model cases";
 }
 
+TEST(JsonFormat, ADenseRunKeepsItsKeysAndGetsTheNewOnesAfterThem) {
+  json out = json::parse(format_json(report_of({"model_gb17_ns.json"})));
+  EXPECT_EQ(keys_of(out), (std::vector<std::string>{
+                              "device", "num_hidden_layers", "model", "tokens", "files", "context",
+                              "include_emulated", "quantize_cases_ignored", "unparsed_entries",
+                              "warnings", "modes", "layers_per_op", "layers_per_kind"}));
+  json autocast = out["modes"]["autocast"];
+  EXPECT_EQ(keys_of(autocast), (std::vector<std::string>{
+                                   "per_op_ms", "per_pass_ms", "per_layer_ms", "model_ms",
+                                   "speedup_vs_bf16", "emulated", "na_reasons", "per_op_shape",
+                                   "model_pass_ms", "model_fprop_dgrad_ms", "per_layer_kind_ms"}));
+  EXPECT_EQ(out["layers_per_op"],
+            json::parse(R"({"qkv": 4, "attn_out": 4, "mlp_up": 4, "mlp_down": 4})"));
+  EXPECT_EQ(out["layers_per_kind"], json::object());
+  EXPECT_EQ(autocast["per_op_shape"]["Wgrad"]["qkv"],
+            json::parse(R"({"M": 1024, "K": 2048, "N": 3072})"));
+  EXPECT_EQ(autocast["model_pass_ms"]["Fprop"]["BF16"], 24.0);
+  EXPECT_EQ(autocast["model_fprop_dgrad_ms"]["FP8Current"], 31.25);
+  EXPECT_EQ(autocast["per_layer_kind_ms"], json::object());
+}
+
+TEST(JsonFormat, MoeRunHasLayersPerOpAndKindGroupsAndKindTotals) {
+  json out = json::parse(format_json(report_of({"moe_deepseek_like_ms.json"})));
+  EXPECT_EQ(out["layers_per_op"],
+            json::parse(R"({"q_a": 61, "q_b": 61, "kv_a": 61, "kv_b": 61, "attn_out": 61,
+                            "mlp_up": 3, "mlp_down": 3, "shared_up": 58, "shared_down": 58,
+                            "expert_up": 58, "expert_down": 58})"));
+  EXPECT_EQ(out["layers_per_kind"], json::parse(R"({"dense": 3, "moe": 58})"));
+  json autocast = out["modes"]["autocast"];
+  EXPECT_EQ(
+      keys_of(autocast["per_op_ms"]["Fprop"]),
+      (std::vector<std::string>{"q_a", "q_b", "kv_a", "kv_b", "attn_out", "mlp_up", "mlp_down",
+                                "shared_up", "shared_down", "expert_up", "expert_down"}));
+  EXPECT_EQ(autocast["per_op_shape"]["Wgrad"]["expert_up"],
+            json::parse(R"({"M": 1024, "K": 8192, "N": 512, "G": 32})"));
+  EXPECT_EQ(autocast["per_op_shape"]["Fprop"]["q_a"],
+            json::parse(R"({"M": 2048, "K": 1024, "N": 384})"));
+  EXPECT_EQ(autocast["per_layer_kind_ms"],
+            json::parse(R"({"dense": {"BF16": 7.875, "FP8Block": 5.90625},
+                            "moe": {"BF16": 14.125, "FP8Block": 9.34375}})"));
+  EXPECT_EQ(autocast["model_ms"], json::parse(R"({"BF16": 842.875, "FP8Block": 559.65625})"));
+  EXPECT_EQ(autocast["model_pass_ms"]["Wgrad"]["BF16"], 319.625);
+  EXPECT_EQ(autocast["speedup_vs_bf16"]["FP8Block"], 842.875 / 559.65625);
+  EXPECT_TRUE(autocast["per_layer_ms"]["BF16"].is_null());
+  EXPECT_TRUE(autocast["per_pass_ms"]["Fprop"]["BF16"].is_null());
+  json prequant = out["modes"]["prequant"];
+  EXPECT_TRUE(prequant["per_layer_kind_ms"]["moe"]["FP8Block"].is_null());
+  EXPECT_EQ(prequant["na_reasons"], json::parse(R"({"FP8Block/Fprop/expert_up":
+                "skipped: grouped loop: no cuBLASLt algorithm for this 1x128 layout"})"));
+}
+
+TEST(JsonFormat, UnknownLayersPerOpAreNull) {
+  EXPECT_TRUE(json::parse(format_json(report_of({"model_no_baseline_us.json"})))["layers_per_op"]
+                  .is_null());
+  EXPECT_TRUE(
+      json::parse(format_json(report_of({"shapes_gb18_ns.json"})))["layers_per_op"].is_null());
+}
+
 }  // namespace
 }  // namespace gemmscope::report

@@ -184,6 +184,120 @@ gemm1  Fprop  2048x8192x1024    0.062         549.8          0.031              
 )");
 }
 
+TEST(TextReport, MoeRunShowsLayersPerOpGroupsAndATotalPerLayerKind) {
+  const std::string text = text_of({"moe_deepseek_like_ms.json"});
+  EXPECT_NE(
+      text.find("Layers:   61 (3 dense, 58 MoE)\n"
+                "Tokens:   2048 per step\n"
+                "MoE:      routing skewed:1, expert_parallel 2, expert_rank 1, expert_rows 32 "
+                "experts (min 192, mean 256.0, max 320 rows), grouped loop\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("G: the groups of a grouped GEMM, the experts of the timed rank that got "
+                      "rows; its M (Fprop, Dgrad) or K (Wgrad) is all the rows routed to them. "
+                      "layers: how many of the model's layers hold the op; sum × layers: the "
+                      "pass over the whole model.\n"),
+            std::string::npos);
+  EXPECT_EQ(block_starting(text, "Wgrad (ms)"), R"(Wgrad (ms)
+op            MxKxN               layers     BF16  FP8Block
+------------  ------------------  ------  -------  --------
+q_a           1024x2048x384           61    0.250     0.188
+q_b           384x2048x768            61    0.250     0.188
+kv_a          1024x2048x160           61    0.125     0.094
+kv_b          128x2048x1024           61    0.250     0.188
+attn_out      512x2048x1024           61    0.250     0.188
+mlp_up        1024x2048x4096           3    1.000     0.750
+mlp_down      2048x2048x1024           3    0.500     0.375
+shared_up     1024x2048x512           58    0.125     0.094
+shared_down   256x2048x1024           58    0.125     0.094
+expert_up     G:32 1024x8192x512      58    2.500     1.562
+expert_down   G:32 256x8192x1024      58    1.500     0.938
+sum × layers                              319.625   210.719
+)");
+  const std::string kinds = "Per layer kind and model (ms), speedup over BF16 on the model total";
+  EXPECT_EQ(block_starting(text, kinds), kinds + R"(
+                                    BF16  FP8Block
+-------------------------------  -------  --------
+Dense layer (attention + MLP)      7.875     5.906
+MoE layer (attention + experts)   14.125     9.344
+Model Fprop                      261.625   174.469
+Model Dgrad                      261.625   174.469
+Model Fprop + Dgrad              523.250   348.938
+Model Wgrad                      319.625   210.719
+Model (3 dense, 58 MoE layers)   842.875   559.656
+Speedup vs BF16                    1.00x     1.51x
+)");
+  const std::string prequant = text.substr(text.find("prequant · NVIDIA H200"));
+  EXPECT_EQ(block_starting(prequant, kinds), kinds + R"(
+                                    BF16  FP8Block
+-------------------------------  -------  --------
+Dense layer (attention + MLP)      7.875     3.938
+MoE layer (attention + experts)   14.125    n/a[2]
+Model Fprop                      261.625    n/a[2]
+Model Dgrad                      261.625   130.812
+Model Fprop + Dgrad              523.250    n/a[2]
+Model Wgrad                      319.625   159.812
+Model (3 dense, 58 MoE layers)   842.875    n/a[2]
+Speedup vs BF16                    1.00x    n/a[2]
+)");
+  EXPECT_EQ(text.substr(text.find("Notes\n")), R"(Notes
+-----
+
+[1] n/a: skipped: grouped loop: no cuBLASLt algorithm for this 1x128 layout
+[2] n/a: total left out: a case it adds up is n/a
+)");
+}
+
+TEST(TextReport, AMoeModelWhoseOpsShareOneCountReadsLikeADenseOne) {
+  std::string entries;
+  for (const char* op : {"qkv", "attn_out", "expert_up/native/G:8", "expert_down/native/G:8"}) {
+    const std::string token = op;
+    entries += std::string(entries.empty() ? "" : ",") + R"({"name": "BF16/Fprop/)" + token +
+               (token.find('/') == std::string::npos ? "/native" : "") +
+               R"(/M:64/K:32/N:16", "real_time": 0.5, "time_unit": "ms"})";
+  }
+  const BenchmarkFile file = parse_benchmark_json(
+      R"({"context": {"num_hidden_layers": "32", "expert_rows": "8,0,x",
+          "op_layers": "qkv=32 attn_out=32 expert_up=32 expert_down=32"}, "benchmarks": [)" +
+          entries + "]}",
+      "mixtral.json");
+  const std::string text = render_text(build_document(build_report(merge_files({file}), {})));
+  EXPECT_NE(text.find("Layers:   32\n"), std::string::npos);
+  EXPECT_NE(text.find("MoE:      expert_rows unreadable (not a comma-separated list of row "
+                      "counts)\n"),
+            std::string::npos);
+  EXPECT_EQ(block_starting(text, "Fprop (ms)"), R"(Fprop (ms)
+op           MxKxN          BF16
+-----------  ------------  -----
+qkv          64x32x16      0.500
+attn_out     64x32x16      0.500
+expert_up    G:8 64x32x16  0.500
+expert_down  G:8 64x32x16  0.500
+sum                        2.000
+)");
+  EXPECT_NE(text.find("Per layer and model (ms), speedup over BF16 on the per-layer total\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("Model (32 layers)"), std::string::npos);
+}
+
+TEST(TextReport, MalformedOpLayersIsNamedWhereTheModelTotalWouldBe) {
+  BenchmarkFile file = load_benchmark_file(testing::fixture_path("model_gb17_ns.json"));
+  file.path = "model_gb17_ns.json";
+  file.context["op_layers"] = "qkv=4 attn_out=4 mlp_up=4 mlp_down=4 mlp_down=4";
+  const std::string text = render_text(build_document(build_report(merge_files({file}), {})));
+  EXPECT_NE(text.find("Layers:   4; layers per op unknown (op_layers 'qkv=4 attn_out=4 mlp_up=4 "
+                      "mlp_down=4 mlp_down=4' is malformed: op mlp_down is listed twice)\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("Per layer        19.000      11.875      14.250  23.750*\n"
+                      "Model            n/a[1]      n/a[1]      n/a[1]   n/a[1]\n"
+                      "Speedup vs BF16   1.00x       1.60x       1.33x   n/a[2]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[1] n/a: op_layers 'qkv=4 attn_out=4 mlp_up=4 mlp_down=4 mlp_down=4' is "
+                      "malformed: op mlp_down is listed twice\n"),
+            std::string::npos);
+}
+
 TEST(MarkdownReport, TablesAreGithubTablesWithMarksEscaped) {
   const std::string markdown = render_markdown(build_document(report_of({"model_gb17_ns.json"})));
   EXPECT_EQ(

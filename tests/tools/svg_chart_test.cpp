@@ -71,6 +71,36 @@ TEST(SvgChart, TextFromTheInputIsEscaped) {
   EXPECT_NE(svg.find("GPU &lt;A&amp;B&gt;"), std::string::npos);
 }
 
+TEST(SvgChart, MoeRunStacksEachOpTimesItsLayersAndLabelsTheLayerKinds) {
+  const std::string svg = render_svg_chart(report_of({"moe_deepseek_like_ms.json"}));
+  EXPECT_EQ(xml_well_formedness_error(svg), "");
+  // Bars: BF16 and FP8Block in autocast, BF16 in prequant (its FP8Block skipped a case); 11 ops
+  // of two segments each.
+  EXPECT_EQ(count_of(svg, "<title>"), 3u * 22u);
+  EXPECT_NE(svg.find("<title>FP8Block expert_up Wgrad × 58 layers: 90.625 ms</title>"),
+            std::string::npos);
+  EXPECT_NE(svg.find("<title>BF16 mlp_up Fprop + Dgrad × 3 layers: 6.000 ms</title>"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">GEMM time of one training step, all layers · NVIDIA H200</text>"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">test-moe · 2048 tokens per step · 61 layers (3 dense, 58 MoE) · cuBLASLt "
+                     "13.1.0</text>"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">ms per step, all layers (Fprop + Dgrad + Wgrad)</text>"), std::string::npos);
+  EXPECT_EQ(count_of(svg, ">dense 7.875</text>"), 2u);
+  EXPECT_EQ(count_of(svg, ">MoE 14.125</text>"), 2u);
+  EXPECT_NE(svg.find(">dense 5.906</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">MoE 9.344</text>"), std::string::npos);
+  EXPECT_EQ(count_of(svg, ">842.875 ms</text>"), 2u);
+  EXPECT_NE(svg.find(">1.51x</text>"), std::string::npos);
+  EXPECT_EQ(count_of(svg, ">n/a</text>"), 1u);
+  for (const char* legend : {">expert_down Wgrad</text>", ">shared_up Fprop + Dgrad</text>",
+                             ">q_a Fprop + Dgrad</text>", ">kv_b Wgrad</text>"}) {
+    EXPECT_NE(svg.find(legend), std::string::npos) << legend;
+  }
+  EXPECT_EQ(svg.find(">qkv Wgrad</text>"), std::string::npos) << "only the run's ops";
+}
+
 TEST(SvgChart, ShapesRunHasNoChart) {
   EXPECT_THROW(render_svg_chart(report_of({"shapes_gb18_ns.json"})), std::invalid_argument);
 }

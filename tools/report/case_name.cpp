@@ -21,7 +21,7 @@ std::vector<std::string_view> split_path(std::string_view name) {
   }
 }
 
-// "M:4096" with prefix "M:" -> 4096.
+// "M:4096" with prefix "M:" -> 4096; nullopt unless a positive integer follows the prefix.
 std::optional<int64_t> parse_dimension(std::string_view token, std::string_view prefix) {
   if (token.substr(0, prefix.size()) != prefix)
     return std::nullopt;
@@ -87,8 +87,18 @@ std::string GemmCase::key() const {
   return key;
 }
 
+std::string GemmCase::name() const {
+  const std::string group_field = groups ? "/G:" + std::to_string(*groups) : "";
+  return key() + group_field + "/M:" + std::to_string(shape.m) + "/K:" + std::to_string(shape.k) +
+         "/N:" + std::to_string(shape.n);
+}
+
+std::string size_text(const GemmShape& shape, std::optional<int64_t> groups) {
+  return (groups ? "G:" + std::to_string(*groups) + " " : "") + to_string(shape);
+}
+
 bool is_model_op(std::string_view op) {
-  return std::find(kModelOps.begin(), kModelOps.end(), op) != kModelOps.end();
+  return std::find(kLayerOps.begin(), kLayerOps.end(), op) != kLayerOps.end();
 }
 
 std::optional<int64_t> shapes_gemm_index(std::string_view op) {
@@ -129,13 +139,32 @@ ParsedName parse_case_name(std::string_view name) {
     return unparseable("mode 'native' is BF16's only mode, got " + quoted(tokens[0]) + " with " +
                        quoted(tokens[3]));
   }
-  const std::optional<int64_t> m = parse_dimension(tokens[4], "M:");
-  const std::optional<int64_t> k = parse_dimension(tokens[5], "K:");
-  const std::optional<int64_t> n = parse_dimension(tokens[6], "N:");
+  // A grouped GEMM's group count comes before its sizes; every other op has none, so that a
+  // name can never be read as the wrong kind of GEMM.
+  size_t sizes = 4;
+  const bool has_groups = tokens[4].substr(0, 2) == "G:";
+  if (is_grouped_op(gemm.op)) {
+    if (!has_groups) {
+      return unparseable("grouped op " + quoted(tokens[2]) + " needs G:{groups} before M:{m}");
+    }
+    gemm.groups = parse_dimension(tokens[4], "G:");
+    if (!gemm.groups) {
+      return unparseable("expected G:{groups} with a positive integer, got " + quoted(tokens[4]));
+    }
+    sizes = 5;
+    if (tokens.size() < sizes + 3)
+      return unparseable("fewer fields than {Precision}/{Pass}/{op}/{mode}/G/M/K/N");
+  } else if (has_groups) {
+    return unparseable(quoted(tokens[4]) + " on op " + quoted(tokens[2]) +
+                       ": only grouped ops (expert_up, expert_down) have G:{groups}");
+  }
+  const std::optional<int64_t> m = parse_dimension(tokens[sizes], "M:");
+  const std::optional<int64_t> k = parse_dimension(tokens[sizes + 1], "K:");
+  const std::optional<int64_t> n = parse_dimension(tokens[sizes + 2], "N:");
   if (!m || !k || !n)
     return unparseable("expected M:{m}/K:{k}/N:{n} with positive integers");
   gemm.shape = GemmShape{*m, *k, *n};
-  if (auto problem = trailing_problem(tokens, 7))
+  if (auto problem = trailing_problem(tokens, sizes + 3))
     return unparseable(*problem);
 
   ParsedName parsed;

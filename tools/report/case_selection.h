@@ -9,7 +9,7 @@
 
 namespace gemmscope::report {
 
-// Model runs name their GEMMs qkv, attn_out, mlp_up, mlp_down; --shapes runs gemm0, gemm1...
+// Model runs name their GEMMs by op (kLayerOps: qkv, attn_out, ...); --shapes runs gemm0, gemm1...
 enum class Workload { kModel, kShapes };
 
 std::vector<const CaseResult*> select_workload(const std::vector<CaseResult>& cases,

@@ -10,6 +10,7 @@
 
 #include "shapes/case_mode.h"
 #include "shapes/gemm_shape.h"
+#include "shapes/layer_gemms.h"
 
 namespace gemmscope::report {
 
@@ -25,9 +26,9 @@ inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass
 // baseline of both quantized modes.
 inline constexpr std::array<Mode, 2> kQuantizedModes = {Mode::kAutocast, Mode::kPrequant};
 
-// The GEMMs of one transformer layer in a model run. --shapes runs name theirs gemm0, gemm1...
-inline constexpr std::array<std::string_view, 4> kModelOps = {"qkv", "attn_out", "mlp_up",
-                                                              "mlp_down"};
+// The ops of a model run are shapes/'s kLayerOps (layer_gemms.h), in report order, and
+// is_grouped_op() says which of them carry G:{groups}: gemm_bench registers what shapes/ derives,
+// so the report reads the same vocabulary. --shapes runs name their GEMMs gemm0, gemm1...
 
 std::string_view precision_name(Precision precision);
 

@@ -1,5 +1,6 @@
 #include "tools/report/csv_format.h"
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -17,13 +18,25 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+std::string optional_count(std::optional<int64_t> count) {
+  return count ? std::to_string(*count) : "";
+}
+
+// What a row says besides its values: the GEMM's size and groups, and its layer count.
+struct RowFacts {
+  std::optional<GemmShape> shape;
+  std::optional<int64_t> groups;
+  std::optional<int64_t> layers;
+};
+
 class CsvWriter {
  public:
-  CsvWriter() { out_ = "mode,quantity,pass,op,M,K,N,precision,value,note\n"; }
+  CsvWriter() { out_ = "mode,quantity,pass,op,M,K,N,precision,value,note,G,layers\n"; }
 
   void add(Mode mode, const std::string& quantity, const std::string& pass, const std::string& op,
-           const std::optional<GemmShape>& shape, const std::vector<Precision>& precisions,
+           const RowFacts& facts, const std::vector<Precision>& precisions,
            const std::map<Precision, ReportValue>& values) {
+    const std::optional<GemmShape>& shape = facts.shape;
     for (Precision precision : precisions) {
       const ReportValue& value = values.at(precision);
       const std::vector<std::string> fields = {
@@ -36,7 +49,9 @@ class CsvWriter {
           shape ? std::to_string(shape->n) : "",
           std::string(precision_name(precision)),
           value.available() ? format_exact(*value.number) : "",
-          value.available() ? (value.emulated ? "emulated" : "") : value.na_reason};
+          value.available() ? (value.emulated ? "emulated" : "") : value.na_reason,
+          optional_count(facts.groups),
+          optional_count(facts.layers)};
       for (size_t i = 0; i < fields.size(); ++i) {
         out_ += (i > 0 ? "," : "") + csv_field(fields[i]);
       }
@@ -50,25 +65,42 @@ class CsvWriter {
   std::string out_;
 };
 
+template <typename Key>
+std::optional<int64_t> known(const std::map<Key, int64_t>& counts, const Key& key) {
+  const auto found = counts.find(key);
+  return found == counts.end() ? std::nullopt : std::optional<int64_t>(found->second);
+}
+
 void add_model(const ModelReport& model, CsvWriter& csv) {
+  const OpLayers& layers = model.op_layers;
   for (const ModelModeReport& mode : model.modes) {
     const auto& p = mode.precisions;
     for (Pass pass : kPasses) {
       const std::string pass_text(pass_name(pass));
-      for (std::string_view op_name : kModelOps) {
-        const std::string op(op_name);
-        csv.add(mode.mode, "op_ms", pass_text, op, mode.op_shapes.at(pass).at(op), p,
-                mode.per_op_ms.at(pass).at(op));
+      for (const std::string& op : layers.ops) {
+        const RowFacts facts{mode.op_shapes.at(pass).at(op), mode.op_groups.at(pass).at(op),
+                             known(layers.per_op, op)};
+        csv.add(mode.mode, "op_ms", pass_text, op, facts, p, mode.per_op_ms.at(pass).at(op));
       }
     }
     for (Pass pass : kPasses) {
-      csv.add(mode.mode, "pass_ms", std::string(pass_name(pass)), "", std::nullopt, p,
+      csv.add(mode.mode, "pass_ms", std::string(pass_name(pass)), "", {}, p,
               mode.per_pass_ms.at(pass));
     }
-    csv.add(mode.mode, "pass_ms", "Fprop + Dgrad", "", std::nullopt, p, mode.fprop_dgrad_ms);
-    csv.add(mode.mode, "layer_ms", "", "", std::nullopt, p, mode.per_layer_ms);
-    csv.add(mode.mode, "model_ms", "", "", std::nullopt, p, mode.model_ms);
-    csv.add(mode.mode, "speedup_vs_bf16", "", "", std::nullopt, p, mode.speedup_vs_bf16);
+    csv.add(mode.mode, "pass_ms", "Fprop + Dgrad", "", {}, p, mode.fprop_dgrad_ms);
+    csv.add(mode.mode, "layer_ms", "", "", {}, p, mode.per_layer_ms);
+    csv.add(mode.mode, "model_ms", "", "", {}, p, mode.model_ms);
+    csv.add(mode.mode, "speedup_vs_bf16", "", "", {}, p, mode.speedup_vs_bf16);
+    for (Pass pass : kPasses) {
+      csv.add(mode.mode, "model_pass_ms", std::string(pass_name(pass)), "", {}, p,
+              mode.model_pass_ms.at(pass));
+    }
+    csv.add(mode.mode, "model_pass_ms", "Fprop + Dgrad", "", {}, p, mode.model_fprop_dgrad_ms);
+    for (const auto& [kind, values] : mode.per_kind_ms) {
+      const RowFacts facts{std::nullopt, std::nullopt, known(layers.layers_of_kind, kind)};
+      csv.add(mode.mode, std::string(layer_kind_token(kind)) + "_layer_ms", "", "", facts, p,
+              values);
+    }
   }
 }
 
@@ -76,9 +108,10 @@ void add_shapes(const ShapesReport& shapes, CsvWriter& csv) {
   for (const ShapesModeReport& mode : shapes.modes) {
     for (const ShapesRow& row : mode.rows) {
       const std::string pass(pass_name(row.pass));
-      csv.add(mode.mode, "gemm_ms", pass, row.op, row.shape, mode.precisions, row.ms);
-      csv.add(mode.mode, "gemm_tflops", pass, row.op, row.shape, mode.precisions, row.tflops);
-      csv.add(mode.mode, "gemm_speedup_vs_bf16", pass, row.op, row.shape, mode.precisions,
+      const RowFacts facts{row.shape, std::nullopt, std::nullopt};
+      csv.add(mode.mode, "gemm_ms", pass, row.op, facts, mode.precisions, row.ms);
+      csv.add(mode.mode, "gemm_tflops", pass, row.op, facts, mode.precisions, row.tflops);
+      csv.add(mode.mode, "gemm_speedup_vs_bf16", pass, row.op, facts, mode.precisions,
               row.speedup_vs_bf16);
     }
   }

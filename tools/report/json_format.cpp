@@ -27,7 +27,16 @@ json optional_string(const RunContext& context, const char* key) {
   return value ? json(*value) : json(nullptr);
 }
 
-void add_model_mode(const ModelModeReport& mode, json& out) {
+json shape_object(const std::optional<GemmShape>& shape, std::optional<int64_t> groups) {
+  if (!shape)
+    return nullptr;
+  json object = {{"M", shape->m}, {"K", shape->k}, {"N", shape->n}};
+  if (groups)
+    object["G"] = *groups;
+  return object;
+}
+
+void add_model_mode(const ModelModeReport& mode, const OpLayers& layers, json& out) {
   const auto& p = mode.precisions;
   json per_op = json::object();
   json per_pass = json::object();
@@ -35,8 +44,7 @@ void add_model_mode(const ModelModeReport& mode, json& out) {
   std::set<std::string> emulated;
   for (Pass pass : kPasses) {
     const std::string pass_text(pass_name(pass));
-    for (std::string_view op_name : kModelOps) {
-      const std::string op(op_name);
+    for (const std::string& op : layers.ops) {
       const PrecisionValues& values = mode.per_op_ms.at(pass).at(op);
       per_op[pass_text][op] = by_precision(values, p);
       for (Precision precision : p) {
@@ -57,6 +65,42 @@ void add_model_mode(const ModelModeReport& mode, json& out) {
   out["speedup_vs_bf16"] = by_precision(mode.speedup_vs_bf16, p);
   out["emulated"] = emulated;
   out["na_reasons"] = na_reasons;
+
+  json shapes = json::object();
+  json model_pass = json::object();
+  for (Pass pass : kPasses) {
+    const std::string pass_text(pass_name(pass));
+    shapes[pass_text] = json::object();
+    for (const std::string& op : layers.ops) {
+      shapes[pass_text][op] =
+          shape_object(mode.op_shapes.at(pass).at(op), mode.op_groups.at(pass).at(op));
+    }
+    model_pass[pass_text] = by_precision(mode.model_pass_ms.at(pass), p);
+  }
+  out["per_op_shape"] = shapes;
+  out["model_pass_ms"] = model_pass;
+  out["model_fprop_dgrad_ms"] = by_precision(mode.model_fprop_dgrad_ms, p);
+  json per_kind = json::object();
+  for (const auto& [kind, values] : mode.per_kind_ms)
+    per_kind[std::string(layer_kind_token(kind))] = by_precision(values, p);
+  out["per_layer_kind_ms"] = per_kind;
+}
+
+// The layers per op and per kind; null and {} for a --shapes run, or where they are unknown.
+void add_layer_counts(const std::optional<ModelReport>& model, json& out) {
+  json per_op = nullptr;
+  json per_kind = json::object();
+  if (model && !model->op_layers.per_op.empty()) {
+    per_op = json::object();
+    for (const std::string& op : model->op_layers.ops)
+      per_op[op] = model->op_layers.per_op.at(op);
+    if (model->op_layers.mixed) {
+      for (const auto& [kind, count] : model->op_layers.layers_of_kind)
+        per_kind[std::string(layer_kind_token(kind))] = count;
+    }
+  }
+  out["layers_per_op"] = per_op;
+  out["layers_per_kind"] = per_kind;
 }
 
 json gemm_row(const ShapesRow& row, const std::vector<Precision>& precisions) {
@@ -94,7 +138,7 @@ std::string format_json(const Report& report) {
   json modes = json::object();
   if (report.model) {
     for (const ModelModeReport& mode : report.model->modes) {
-      add_model_mode(mode, modes[std::string(mode_name(mode.mode))]);
+      add_model_mode(mode, report.model->op_layers, modes[std::string(mode_name(mode.mode))]);
     }
   }
   if (report.shapes) {
@@ -106,6 +150,7 @@ std::string format_json(const Report& report) {
     }
   }
   out["modes"] = modes;
+  add_layer_counts(report.model, out);
   return out.dump(2) + "\n";
 }
 

@@ -11,6 +11,12 @@
 // "context", "include_emulated", "quantize_cases_ignored", "unparsed_entries", "warnings",
 // and per mode "emulated" (precisions with emulated GEMMs), "na_reasons" (per op cell) and,
 // for --shapes runs, "per_gemm" (one object per GEMM).
+// Keys that came with mixture-of-experts runs, after all of those (model runs):
+// "layers_per_op" ({"qkv": 61, ...}, null when unknown) and "layers_per_kind" ({"dense": 3,
+// "moe": 58} when the layers differ in kind); per mode "per_op_shape" ({"Fprop": {"expert_up":
+// {"M": ..., "K": ..., "N": ..., "G": 32}, ...}}, G for grouped ops only), "model_pass_ms" and
+// "model_fprop_dgrad_ms" (the whole model per pass) and "per_layer_kind_ms" ({"dense": {...},
+// "moe": {...}} when the layers differ in kind, when per_pass_ms and per_layer_ms are null).
 
 #include <string>
 

@@ -1,7 +1,9 @@
 #pragma once
 
 // Several benchmark files read as one run: a later file's case replaces an earlier one with
-// the same {Precision}/{Pass}/{op}/{mode}, and its context values win.
+// the same {Precision}/{Pass}/{op}/{mode}, and its context values win. Files that disagree on
+// which run they are (device, model, layers per op, ...) are merged all the same, with a notice
+// that says so.
 
 #include <cstddef>
 #include <string>

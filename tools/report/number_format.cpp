@@ -24,6 +24,9 @@ std::string format_speedup(double speedup) {
 std::string format_tflops(double tflops) {
   return fixed(tflops, 1);
 }
+std::string format_mean(double mean) {
+  return fixed(mean, 1);
+}
 
 std::string format_exact(double value) {
   std::array<char, 64> buffer{};

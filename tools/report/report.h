@@ -21,7 +21,7 @@ struct ReportOptions {
 struct Report {
   MergedInput input;
   ReportOptions options;
-  std::optional<ModelReport> model;    // model-run cases (qkv, attn_out, mlp_up, mlp_down)
+  std::optional<ModelReport> model;    // model-run cases (ops of kLayerOps: qkv, attn_out, ...)
   std::optional<ShapesReport> shapes;  // --shapes cases (gemm0, gemm1, ...)
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tools/report/integer_text.h"
 #include "tools/report/number_format.h"
 
 namespace gemmscope::report {
@@ -90,6 +91,58 @@ std::string with_details(
   return joined.empty() ? head : head + " (" + joined + ")";
 }
 
+std::string layers_fact(const ModelReport& model) {
+  const LayerCount& total = model.layers;
+  std::string text =
+      total.layers ? std::to_string(*total.layers) : "unknown (" + total.na_reason + ")";
+  if (const auto kinds = layer_kinds_text(model.op_layers))
+    text += " (" + *kinds + ")";
+  if (model.op_layers.per_op.empty() && total.layers)
+    text += "; layers per op unknown (" + model.op_layers.na_reason + ")";
+  return text;
+}
+
+// "32 experts (min 192, mean 256.0, max 320 rows)" from the routed rows of each expert.
+std::string expert_rows_summary(const std::string& rows) {
+  std::vector<int64_t> counts;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = rows.find(',', start);
+    const std::optional<int64_t> count =
+        parse_non_negative(std::string_view(rows).substr(start, comma - start));
+    if (!count)
+      return "unreadable (not a comma-separated list of row counts)";
+    counts.push_back(*count);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  double total = 0;
+  for (int64_t count : counts)
+    total += static_cast<double>(count);
+  const auto [least, most] = std::minmax_element(counts.begin(), counts.end());
+  return std::to_string(counts.size()) + (counts.size() == 1 ? " expert" : " experts") + " (min " +
+         std::to_string(*least) + ", mean " +
+         format_mean(total / static_cast<double>(counts.size())) + ", max " +
+         std::to_string(*most) + " rows)";
+}
+
+// How a mixture-of-experts run routed its tokens and ran its grouped GEMMs, in one line; nullopt
+// for a run without experts.
+std::optional<std::string> moe_fact(const RunContext& context) {
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  for (const char* key : {"routing", "expert_parallel", "expert_rank"}) {
+    if (const auto value = context.find(key))
+      add(std::string(key) + " " + *value);
+  }
+  if (const auto rows = context.find("expert_rows"))
+    add("expert_rows " + expert_rows_summary(*rows));
+  if (const auto grouped = context.find("grouped"))
+    add("grouped " + *grouped);
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
 std::vector<std::pair<std::string, std::string>> run_facts(const Report& report) {
   const RunContext& context = report.input.context;
   auto with_unit = [&](const char* key, const char* unit) -> std::optional<std::string> {
@@ -110,10 +163,10 @@ std::vector<std::pair<std::string, std::string>> run_facts(const Report& report)
   if (report.model) {
     facts.push_back({"Model:", with_details(context.value_or_unknown("model"),
                                             {{"", context.find("model_config")}})});
-    const LayerCount layers = layer_count(context);
-    facts.push_back({"Layers:", layers.layers ? std::to_string(*layers.layers)
-                                              : "unknown (" + layers.na_reason + ")"});
+    facts.push_back({"Layers:", layers_fact(*report.model)});
     facts.push_back({"Tokens:", context.value_or_unknown("tokens") + " per step"});
+    if (const auto moe = moe_fact(context))
+      facts.push_back({"MoE:", *moe});
   }
   if (const auto shapes = context.find("shapes"))
     facts.push_back({"Shapes:", *shapes});
@@ -157,44 +210,121 @@ std::vector<std::string> row_of(std::vector<std::string> labels, const Precision
   return labels;
 }
 
-void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
-                    const RunContext& context, CellWriter& cell, Document& document) {
-  document.push_back(section(std::string(mode_name(mode.mode)) + " · " + run_summary(context)));
-  document.push_back(paragraph(mode_description(mode.mode)));
+// What the per-op tables of a mixture-of-experts run show beyond a dense one's; empty for a
+// dense run.
+std::string moe_table_notes(const OpLayers& layers, bool layers_column) {
+  std::string notes;
+  const bool grouped = std::any_of(layers.ops.begin(), layers.ops.end(),
+                                   [](const std::string& op) { return is_grouped_op(op); });
+  if (grouped) {
+    notes +=
+        "G: the groups of a grouped GEMM, the experts of the timed rank that got rows; its M "
+        "(Fprop, Dgrad) or K (Wgrad) is all the rows routed to them.";
+  }
+  if (layers_column) {
+    notes += std::string(notes.empty() ? "" : " ") +
+             "layers: how many of the model's layers hold the op; sum × layers: the pass over "
+             "the whole model.";
+  }
+  return notes;
+}
+
+void add_op_tables(const ModelModeReport& mode, const OpLayers& layers, CellWriter& cell,
+                   Document& document) {
+  // Op counts are worth a column only where they differ; otherwise "Model (N layers)" says it.
+  const bool layers_column = layers.mixed && !layers.per_op.empty();
+  if (const std::string notes = moe_table_notes(layers, layers_column); !notes.empty())
+    document.push_back(paragraph(notes));
   for (Pass pass : kPasses) {
     Table table;
     table.title = std::string(pass_name(pass)) + " (ms)";
     table.header = {"op", "MxKxN"};
+    if (layers_column)
+      table.header.push_back("layers");
     const auto names = precision_headers(mode.precisions);
     table.header.insert(table.header.end(), names.begin(), names.end());
     table.label_columns = 2;
-    for (std::string_view op_name : kModelOps) {
-      const std::string op(op_name);
+    for (const std::string& op : layers.ops) {
       const auto& shape = mode.op_shapes.at(pass).at(op);
-      table.rows.push_back(row_of({op, shape ? to_string(*shape) : "?"},
-                                  mode.per_op_ms.at(pass).at(op), mode.precisions, format_ms,
-                                  cell));
+      std::vector<std::string> labels = {
+          op, shape ? size_text(*shape, mode.op_groups.at(pass).at(op)) : "?"};
+      if (layers_column)
+        labels.push_back(std::to_string(layers.per_op.at(op)));
+      table.rows.push_back(
+          row_of(labels, mode.per_op_ms.at(pass).at(op), mode.precisions, format_ms, cell));
     }
+    // With layers of two kinds no layer has every op: the sum that means something is the
+    // whole model's.
+    std::vector<std::string> sum_labels = {layers.mixed ? "sum × layers" : "sum", ""};
+    if (layers_column)
+      sum_labels.push_back("");
     table.rows.push_back(
-        row_of({"sum", ""}, mode.per_pass_ms.at(pass), mode.precisions, format_ms, cell));
+        row_of(sum_labels, layers.mixed ? mode.model_pass_ms.at(pass) : mode.per_pass_ms.at(pass),
+               mode.precisions, format_ms, cell));
     document.push_back(table_block(std::move(table)));
   }
-  Table layer;
-  layer.title = "Per layer and model (ms), speedup over BF16 on the per-layer total";
-  layer.header = {""};
-  const auto names = precision_headers(mode.precisions);
-  layer.header.insert(layer.header.end(), names.begin(), names.end());
+}
+
+// A table of totals: a label column, then one column per precision.
+Table totals_table(std::string title, const std::vector<Precision>& precisions) {
+  Table table;
+  table.title = std::move(title);
+  table.header = {""};
+  const auto names = precision_headers(precisions);
+  table.header.insert(table.header.end(), names.begin(), names.end());
+  return table;
+}
+
+// Today's breakdown of one layer, for a model whose ops all have one layer count.
+Table one_layer_table(const ModelModeReport& mode, const OpLayers& layers, CellWriter& cell) {
   const auto& p = mode.precisions;
+  Table layer =
+      totals_table("Per layer and model (ms), speedup over BF16 on the per-layer total", p);
   layer.rows.push_back(row_of({"Fprop"}, mode.per_pass_ms.at(Pass::kFprop), p, format_ms, cell));
   layer.rows.push_back(row_of({"Dgrad"}, mode.per_pass_ms.at(Pass::kDgrad), p, format_ms, cell));
   layer.rows.push_back(row_of({"Fprop + Dgrad"}, mode.fprop_dgrad_ms, p, format_ms, cell));
   layer.rows.push_back(row_of({"Wgrad"}, mode.per_pass_ms.at(Pass::kWgrad), p, format_ms, cell));
   layer.rows.push_back(row_of({"Per layer"}, mode.per_layer_ms, p, format_ms, cell));
-  const std::string model_label =
-      model.layers.layers ? "Model (" + std::to_string(*model.layers.layers) + " layers)" : "Model";
+  const std::optional<int64_t> count = layers.common();
+  const std::string model_label = count ? "Model (" + std::to_string(*count) + " layers)" : "Model";
   layer.rows.push_back(row_of({model_label}, mode.model_ms, p, format_ms, cell));
   layer.rows.push_back(row_of({"Speedup vs BF16"}, mode.speedup_vs_bf16, p, format_speedup, cell));
-  document.push_back(table_block(std::move(layer)));
+  return layer;
+}
+
+// A model with dense and MoE layers: one layer of each kind, then the whole model by pass.
+Table layer_kinds_table(const ModelModeReport& mode, const OpLayers& layers, CellWriter& cell) {
+  const auto& p = mode.precisions;
+  Table table =
+      totals_table("Per layer kind and model (ms), speedup over BF16 on the model total", p);
+  for (LayerKind kind : layers.kinds) {
+    const char* label = kind == LayerKind::kDense ? "Dense layer (attention + MLP)"
+                                                  : "MoE layer (attention + experts)";
+    table.rows.push_back(row_of({label}, mode.per_kind_ms.at(kind), p, format_ms, cell));
+  }
+  table.rows.push_back(
+      row_of({"Model Fprop"}, mode.model_pass_ms.at(Pass::kFprop), p, format_ms, cell));
+  table.rows.push_back(
+      row_of({"Model Dgrad"}, mode.model_pass_ms.at(Pass::kDgrad), p, format_ms, cell));
+  table.rows.push_back(
+      row_of({"Model Fprop + Dgrad"}, mode.model_fprop_dgrad_ms, p, format_ms, cell));
+  table.rows.push_back(
+      row_of({"Model Wgrad"}, mode.model_pass_ms.at(Pass::kWgrad), p, format_ms, cell));
+  const std::optional<std::string> kinds = layer_kinds_text(layers);
+  table.rows.push_back(row_of({kinds ? "Model (" + *kinds + " layers)" : "Model"}, mode.model_ms, p,
+                              format_ms, cell));
+  table.rows.push_back(row_of({"Speedup vs BF16"}, mode.speedup_vs_bf16, p, format_speedup, cell));
+  return table;
+}
+
+void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
+                    const RunContext& context, CellWriter& cell, Document& document) {
+  document.push_back(section(std::string(mode_name(mode.mode)) + " · " + run_summary(context)));
+  document.push_back(paragraph(mode_description(mode.mode)));
+  const OpLayers& layers = model.op_layers;
+  add_op_tables(mode, layers, cell, document);
+  document.push_back(table_block(layers.mixed ? layer_kinds_table(mode, layers, cell)
+                                              : one_layer_table(mode, layers, cell)));
 }
 
 void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, CellWriter& cell,
