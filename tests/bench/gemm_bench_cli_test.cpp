@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/gpu_test_support.h"
+#include "tools/report/case_name.h"
 
 namespace {
 
@@ -292,6 +293,46 @@ TEST(GemmBenchCli, SkewedRoutingTimesTheMostLoadedRank) {
   EXPECT_EQ(expert_rows("--routing=balanced"), 32768);
   EXPECT_GT(expert_rows("--routing=skewed"), 32768);
   EXPECT_GT(expert_rows("--routing=skewed:2"), expert_rows("--routing=skewed:0.5"));
+}
+
+// gemm_bench writes the names, gemm_report reads them: every case of every preset (and of a
+// skewed, expert-parallel run) must parse, grouped ones with the G gemm_bench wrote.
+TEST(GemmBenchCli, EveryListedNameParsesInTheReport) {
+  using gemmscope::report::ParsedName;
+  struct Run {
+    std::string flags;
+    bool moe;
+  };
+  const std::vector<Run> runs = {
+      {"--model=te-tutorial", false},
+      {"--model=llama3.1-405b", false},
+      {"--model=mixtral-8x7b", true},
+      {"--model=qwen3-30b-a3b", true},
+      {"--model=qwen3-235b-a22b --expert_parallel=2 --routing=skewed:2", true},
+      {"--model=deepseek-v3", true},
+      {"--model=gpt-oss-120b --expert_parallel=4 --routing=skewed", true},
+  };
+  for (const Run& run : runs) {
+    const Result r = run_gemm_bench("--benchmark_list_tests " + run.flags);
+    ASSERT_EQ(r.exit_code, 0) << run.flags << "\n" << r.output;
+    int grouped = 0;
+    for (const std::string& name : lines(r.output)) {
+      const ParsedName parsed = gemmscope::report::parse_case_name(name);
+      ASSERT_NE(parsed.kind, ParsedName::Kind::kUnparseable)
+          << run.flags << ": " << name << ": " << parsed.problem;
+      if (parsed.kind != ParsedName::Kind::kGemm)
+        continue;
+      const size_t g = name.find("/G:");
+      if (g == std::string::npos) {
+        EXPECT_FALSE(parsed.gemm.groups.has_value()) << name;
+        continue;
+      }
+      ASSERT_TRUE(parsed.gemm.groups.has_value()) << name;
+      EXPECT_EQ(*parsed.gemm.groups, std::stol(name.substr(g + 3))) << name;
+      ++grouped;
+    }
+    EXPECT_EQ(grouped > 0, run.moe) << run.flags;
+  }
 }
 
 // The bad-flag catalogue: one row per command line, the exit status and what the message must
