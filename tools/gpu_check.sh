@@ -23,8 +23,9 @@
 #   peer     tools/torch_peer.py beside a gemm_bench sweep of the same cases (compare.py input)
 #   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
 #            with --verify --emulate, balanced and skewed routing, through the loop and through
-#            the grouped kernels; then the loop and the grouped kernels timed alternately, twice
-#            each, with the per-run reports and their differences
+#            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
+#   moetime  the expert cases through the loop and through the grouped kernels, alternately,
+#            twice each: per-run reports, run-to-run spreads and the differences
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -251,42 +252,53 @@ stage_sanitize4() {
 }
 
 stage_moe() {
-  run moe_tests ctest --test-dir build --output-on-failure -R "Grouped|Cutlass|Routing|Moe"
+  run moe_tests ctest --test-dir build --output-on-failure -R "Grouped|Cutlass|Routing|Moe|Leak"
   grep -E "tests passed|tests failed|not run|rel_err|Failed" "$out/moe_tests.log" | head -80
-  local model routing grouped
+  local model routing grouped name
   for model in "qwen3-30b-a3b --expert_parallel=8" deepseek-v3; do
     for routing in balanced skewed; do
       for grouped in loop cublas,cutlass,loop; do
+        name="moe_verify_${model%% *}_${routing}_${grouped%%,*}"
         # shellcheck disable=SC2086 # $model is a preset and its flags
-        run "moe_verify_${model%% *}_${routing}_${grouped%%,*}" "$bench" --model=$model \
-          --routing=$routing --grouped=$grouped --verify --emulate --gpu_warmup=1 \
-          --steady_state=off --benchmark_min_time=0.05s --benchmark_filter=/expert_ \
-          --benchmark_out="$out/moe_verify_${model%% *}_${routing}_${grouped%%,*}.json" \
+        run "$name" "$bench" --model=$model --routing=$routing --grouped=$grouped --verify \
+          --emulate --gpu_warmup=0 --steady_state=off --benchmark_min_time=0.05s \
+          --benchmark_filter=/expert_ --benchmark_out="$out/$name.json" \
           --benchmark_out_format=json --benchmark_counters_tabular=true
       done
     done
   done
-  grep -hE "rel_err|ERROR|error|refused" "$out"/moe_verify_*.log | head -60
-  local round
+  # The MLA projections, the shared experts and the dense layers' MLP of DeepSeek-V3, once.
+  run moe_verify_deepseek_dense "$bench" --model=deepseek-v3 --verify --emulate --gpu_warmup=0 \
+    --steady_state=off --benchmark_min_time=0.05s --benchmark_filter='-/Quantize/|/expert_' \
+    --benchmark_out="$out/moe_verify_deepseek_dense.json" --benchmark_out_format=json
+  grep -hE "ERROR|error|refused|skipped" "$out"/moe_verify_*.log | sort | uniq -c | head -40
+}
+
+# Expert GEMMs timed through the loop and through the grouped kernels, alternately, twice each:
+# the run-to-run spread of each, the difference between them, and each run's report.
+stage_moetime() {
+  local round grouped model name
   for round in 1 2; do
     for grouped in loop cublas,cutlass,loop; do
       for model in "qwen3-30b-a3b --expert_parallel=8" deepseek-v3; do
-        # shellcheck disable=SC2086
-        run "moe_time_${model%% *}_${grouped%%,*}_$round" "$bench" --model=$model \
-          --grouped=$grouped --benchmark_filter='/expert_|^BF16/' \
-          --benchmark_out="$out/moe_time_${model%% *}_${grouped%%,*}_$round.json" \
-          --benchmark_out_format=json
-        "$report" "$out/moe_time_${model%% *}_${grouped%%,*}_$round.json" \
-          >"$out/moe_report_${model%% *}_${grouped%%,*}_$round.txt" 2>&1
+        name="moe_time_${model%% *}_${grouped%%,*}_$round"
+        # shellcheck disable=SC2086 # $model is a preset and its flags
+        run "$name" "$bench" --model=$model --grouped=$grouped --benchmark_filter=/expert_ \
+          --benchmark_out="$out/$name.json" --benchmark_out_format=json
+        "$report" "$out/$name.json" >"$out/${name/time/report}.txt" 2>&1
       done
     done
   done
   for model in qwen3-30b-a3b deepseek-v3; do
+    echo "== $model: loop, run 1 vs run 2"
     python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" "$out/moe_time_${model}_loop_2.json"
+    echo "== $model: grouped kernels, run 1 vs run 2"
     python3 tools/run_diff.py "$out/moe_time_${model}_cublas_1.json" \
       "$out/moe_time_${model}_cublas_2.json"
-    python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" "$out/moe_time_${model}_cublas_1.json"
-  done | tee "$out/moe_diff.txt"
+    echo "== $model: loop vs grouped kernels (run 1)"
+    python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" \
+      "$out/moe_time_${model}_cublas_1.json"
+  done 2>&1 | tee "$out/moe_diff.txt"
 }
 
 stage_quantncu() {
