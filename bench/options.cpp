@@ -272,10 +272,11 @@ Or a list of GEMMs, each registered as Fprop/gemm{i} (not combinable with the fl
   --shapes=MxKxN[,MxKxN...]
 
 How to time (see the README's "How a case is timed"):
-  --steady_state=on|off      time each case at the GPU's steady state: its group (the cases of
-                             its precision and mode) runs round-robin until NVML shows power
-                             and SM clock settled, then is sampled round-robin (default on;
-                             off: time from the first iteration, at whatever clock the GPU has)
+  --steady_state=on|off      time each case at the GPU's steady state: its group (its
+                             precision's GEMM cases, expert cases or quantization cases) runs
+                             round-robin until NVML shows power and SM clock settled, then is
+                             sampled round-robin (default on; off: time from the first
+                             iteration, at whatever clock the GPU has)
   --max_settle=SECONDS       stop settling after this long; the label says so (default 5)
   --max_noise=PERCENT        sample until the median's 95% confidence interval is within this
                              (half-width, % of the median; default 0.5)

@@ -1,7 +1,7 @@
 #pragma once
 // Registers the cases of a run, in this order, each named as DESIGN.md fixes:
 //   for each recipe: its GEMM cases, mode by mode, in the workload's GEMM order
-//     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:);
+//     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:, grouped ones with /G: before M:);
 //   then for each recipe that quantizes: its quantization cases
 //     ({Precision}/Quantize/{operand}/{layout}/R:/C:).
 // The GEMM cases come first and together so that the GPU stays at its power cap, and as warm
