@@ -281,6 +281,12 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
     append_note(result.label, "clocks: " + slowdowns);
   if (settle.attempted && !settle.settled)
     append_note(result.label, "not settled after " + fixed(settle.seconds, 1) + " s");
+  if (!options_.profile && work.launches() + kSampleOverheadLaunches > kMaxBatchLaunches) {
+    // Too many launches to queue behind a held stream: the host enqueued them while the GPU
+    // ran, so launch gaps may be in the time (kernel_ms, without them, says how much).
+    append_note(result.label,
+                "stream not held: about " + std::to_string(work.launches()) + " launches a sample");
+  }
   if (group.verdict == SamplingVerdict::kTimedOut) {
     append_note(result.label, "noise " + (std::isfinite(noise) ? fixed(noise, 2) : "n/a") + "% > " +
                                   fixed(options_.timing.sampling.max_noise_pct, 2) + "% after " +

@@ -20,38 +20,40 @@ IterationTimer::IterationTimer(bool flush_l2, bool hold_stream)
   }
 }
 
-double IterationTimer::time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
+double IterationTimer::time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work,
+                            bool hold_stream) {
+  StreamBlocker* blocker = hold_stream ? blocker_.get() : nullptr;
   if (l2_flush_)
     l2_flush_->flush(stream);
-  if (blocker_)
-    blocker_->block(stream);
+  if (blocker)
+    blocker->block(stream);
   try {
     events_.start(stream);
     work(stream);
     events_.stop(stream);
   } catch (...) {
-    if (blocker_)
-      blocker_->release();
+    if (blocker)
+      blocker->release();
     throw;
   }
-  if (blocker_)
-    blocker_->release();
+  if (blocker)
+    blocker->release();
   const float ms = events_.elapsed_ms();
-  if (blocker_ && blocker_->timed_out())
+  if (blocker && blocker->timed_out())
     throw std::runtime_error(kBlockerTimedOut);
   return ms * 1e-3;
 }
 
 void IterationTimer::enqueue_batch(cudaStream_t stream, size_t count,
                                    const std::function<void(cudaStream_t, size_t)>& work,
-                                   TimedBatch& batch) {
+                                   TimedBatch& batch, bool hold_stream) {
   while (batch.timers_.size() < count)
     batch.timers_.push_back(std::make_unique<EventTimer>());
   batch.used_ = 0;
-  batch.blocker_ = batch_blockers_[next_batch_blocker_].get();
   // The blocker queues behind whatever batch is still running, so it holds the stream only
   // if the host is slower than that batch: the GPU goes from one batch to the next.
-  StreamBlocker* blocker = batch_blockers_[next_batch_blocker_].get();
+  StreamBlocker* blocker = hold_stream ? batch_blockers_[next_batch_blocker_].get() : nullptr;
+  batch.blocker_ = blocker;
   next_batch_blocker_ ^= 1;
   if (blocker)
     blocker->block(stream);

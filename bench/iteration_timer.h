@@ -48,15 +48,18 @@ class IterationTimer {
 
   // Enqueues `work` on `stream` between the events and returns its GPU time in seconds.
   // Synchronises on the stop event. Throws if the stream blocker timed out, since the
-  // measurement would then include host time.
-  double time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work);
+  // measurement would then include host time. `hold_stream` false: without holding it.
+  double time(cudaStream_t stream, const std::function<void(cudaStream_t)>& work,
+              bool hold_stream = true);
 
   // Enqueues pieces 0..count-1 of `work` (called as work(stream, i)) back to back into `batch`,
   // each between its own events with the L2 flushed before it, all behind one hold of the
   // stream, and returns without waiting; batch.wait() then gives their times. Keep a batch to
-  // a few hundred launches: the stream queues them all while it is held.
+  // a few hundred launches: the stream queues them all while it is held. `hold_stream` false
+  // enqueues this batch without holding the stream (for work too large to queue behind it).
   void enqueue_batch(cudaStream_t stream, size_t count,
-                     const std::function<void(cudaStream_t, size_t)>& work, TimedBatch& batch);
+                     const std::function<void(cudaStream_t, size_t)>& work, TimedBatch& batch,
+                     bool hold_stream = true);
 
  private:
   std::unique_ptr<L2Flush> l2_flush_;       // null when flushing is off

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "quant/quantized_tensor.h"
 
 namespace gemmscope {
@@ -20,6 +22,10 @@ class OperandQuantizer {
   virtual QuantizedTensor copy(bool columnwise) const = 0;
   // Bytes the GPU reads plus writes in one quantize(), every pass over the data counted.
   virtual double bytes_moved() const = 0;
+
+  // Launches of one quantize(), rounded up over every recipe: FP8Current's are the most (a
+  // memset, then the amax, scale and cast kernels).
+  static constexpr size_t kMaxLaunches = 5;
 };
 
 }  // namespace gemmscope

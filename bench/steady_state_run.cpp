@@ -48,28 +48,53 @@ void GroupTimer::enqueue_member(const GroupMember& member, std::uint64_t id, cud
 }
 
 double GroupTimer::time_iteration(const GroupMember& member, std::uint64_t id) {
-  return timer_.time(stream_, [&](cudaStream_t stream) { enqueue_member(member, id, stream); });
+  const bool fits_held_stream =
+      member.work->launches() + kSampleOverheadLaunches <= kMaxBatchLaunches;
+  return timer_.time(
+      stream_, [&](cudaStream_t stream) { enqueue_member(member, id, stream); }, fits_held_stream);
+}
+
+size_t batch_sample_count(const std::vector<size_t>& member_launches, std::uint64_t position,
+                          size_t wanted) {
+  size_t count = 0;
+  size_t launches = 0;
+  while (count < std::max<size_t>(wanted, 1)) {
+    const size_t member = static_cast<size_t>((position + count) % member_launches.size());
+    launches += member_launches[member] + kSampleOverheadLaunches;
+    if (count > 0 && launches > kMaxBatchLaunches)
+      break;
+    ++count;
+  }
+  return count;
 }
 
 void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
                                  const std::function<bool(const std::vector<TimedItem>&)>& take) {
   TimedBatch batches[2];
   std::vector<TimedItem> items[2];
+  std::vector<size_t> member_launches;
+  for (const GroupMember& member : members)
+    member_launches.push_back(member.work->launches());
   size_t rounds_per_batch = 1;
   const auto enqueue = [&](int b) {
+    const size_t count =
+        batch_sample_count(member_launches, next_position_, rounds_per_batch * members.size());
     items[b].clear();
-    for (size_t r = 0; r < rounds_per_batch; ++r) {
-      for (size_t m = 0; m < members.size(); ++m)
-        items[b].push_back({m, next_round_ + r, 0});
+    size_t launches = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const std::uint64_t position = next_position_ + i;
+      const size_t member = static_cast<size_t>(position % members.size());
+      items[b].push_back({member, position / members.size(), 0});
+      launches += member_launches[member] + kSampleOverheadLaunches;
     }
-    next_round_ += rounds_per_batch;
+    next_position_ += count;
     timer_.enqueue_batch(
         stream_, items[b].size(),
         [&](cudaStream_t stream, size_t i) {
           const TimedItem& item = items[b][i];
           enqueue_member(members[item.member], kernel_id(item.member, item.round), stream);
         },
-        batches[b]);
+        batches[b], /*hold_stream=*/launches <= kMaxBatchLaunches);
   };
   int current = 0;
   enqueue(current);
@@ -85,7 +110,8 @@ void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
       break;
     // Batches of about kBatchSeconds of work: long enough that the host is well ahead, short
     // enough to decide often; and few enough launches to queue behind a held stream.
-    const double round_seconds = batch_seconds / static_cast<double>(rounds_per_batch);
+    const double round_seconds =
+        batch_seconds / static_cast<double>(seconds.size()) * static_cast<double>(members.size());
     const size_t max_rounds = std::max<size_t>(1, kMaxBatchItems / members.size());
     rounds_per_batch = std::clamp<size_t>(
         static_cast<size_t>(std::ceil(kBatchSeconds / std::max(round_seconds, 1e-9))), 1,

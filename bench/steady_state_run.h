@@ -60,6 +60,21 @@ struct GroupSamples {
   ClockSummary clocks;    // NVML over the sampling rounds
 };
 
+// Samples are enqueued in batches behind a held stream (iteration_timer.h), and a held stream
+// takes only so many launches before the host blocks on the next one, until the blocker times
+// out (nvbench advises about 32 kernels; batches of 32 dense cases, about 128 launches, run
+// on H100 and H200). A batch holds at most this many launches, each sample counted as its
+// work's launches() plus the L2 flush and its two events; a sample larger than that alone
+// (a grouped case of many experts) is enqueued without holding the stream.
+inline constexpr size_t kMaxBatchLaunches = 256;
+inline constexpr size_t kSampleOverheadLaunches = 3;
+
+// How many round-robin samples the next batch takes from `position` (sample p is of member
+// p % member_launches.size(), whose work launches member_launches[p % size]): `wanted`, or
+// fewer so that their launches stay within kMaxBatchLaunches, but at least one.
+size_t batch_sample_count(const std::vector<size_t>& member_launches, std::uint64_t position,
+                          size_t wanted);
+
 class GroupTimer {
  public:
   GroupTimer(IterationTimer& timer, ClockMonitor& clock_monitor, KernelTimer& kernel_timer,
@@ -87,9 +102,10 @@ class GroupTimer {
     std::uint64_t round = 0;
     double seconds = 0;
   };
-  // Runs the members round-robin in batches of whole rounds, the next batch enqueued while
-  // one runs (iteration_timer.h), and hands each finished batch to `take` until it returns
-  // false. The batch still in flight then is waited for and dropped.
+  // Runs the members round-robin in batches, the next batch enqueued while one runs
+  // (iteration_timer.h), and hands each finished batch to `take` until it returns false. The
+  // batch still in flight then is waited for and dropped. A batch is whole rounds, unless
+  // kMaxBatchLaunches cuts it short (the next batch goes on where it stopped).
   void run_round_robin(const std::vector<GroupMember>& members,
                        const std::function<bool(const std::vector<TimedItem>&)>& take);
   void enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream);
@@ -100,7 +116,7 @@ class GroupTimer {
   cudaStream_t stream_;
   TimingSettings settings_;
   bool recording_kernels_ = false;
-  std::uint64_t next_round_ = 0;
+  std::uint64_t next_position_ = 0;  // of the next sample in the round-robin order
 };
 
 // The kernel id of a member's iteration: the member in the high half, the iteration below.

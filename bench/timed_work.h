@@ -30,6 +30,9 @@ class TimedWork {
                       const RunMeasurements& run) const = 0;
   // The case's label in the report (the session may append notes to it, e.g. on clocks).
   virtual std::string label() const { return ""; }
+  // About how many kernels, memsets and copies one enqueue() launches, rounded up: samples are
+  // enqueued behind a held stream, which takes only so many launches (steady_state_run.h).
+  virtual size_t launches() const { return 1; }
 };
 
 }  // namespace gemmscope

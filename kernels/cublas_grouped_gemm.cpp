@@ -130,6 +130,9 @@ class CublasGroupedGemm : public GroupedGemm {
         c_.get(), CUDA_R_16BF, ldc_.data(), group_count_, group_size_.data(), CUBLAS_COMPUTE_32F));
   }
 
+  // One call; cuBLAS may split it into a few kernels.
+  size_t launches() const override { return 4; }
+
   std::string algorithm() const override {
     return "cuBLAS grouped batched GEMM (cublasGemmGroupedBatchedEx, " +
            std::to_string(group_count_) + " groups, BF16, FP32 accumulation)";

@@ -35,6 +35,9 @@ class GroupedGemm {
   virtual std::string algorithm() const = 0;
   // Whether the products are emulated (kernels/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
+  // About how many kernels run() launches, rounded up (a benchmark queues them behind a held
+  // stream, which takes only so many).
+  virtual size_t launches() const = 0;
 };
 
 enum class GroupedImplementation {

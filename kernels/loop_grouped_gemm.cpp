@@ -87,6 +87,9 @@ class LoopGroupedGemm : public GroupedGemm {
   }
 
   bool emulated() const override { return std::is_same_v<Gemm, EmulatedGemm>; }
+  // A plan launches its matmul and, with per-tensor factors, the kernel that makes alpha; an
+  // emulation also dequantizes both operands first.
+  size_t launches() const override { return gemms_.size() * (emulated() ? 5 : 2); }
 
  private:
   std::vector<std::unique_ptr<Gemm>> gemms_;

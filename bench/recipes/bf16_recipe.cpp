@@ -21,6 +21,7 @@ class Bf16Case : public GemmCase {
   // Rounding the output to BF16 alone gives a relative error of about 2^-9/sqrt(3) = 1.1e-3.
   double tolerance() const override { return 4e-3; }
   std::string label() const override { return gemm_.label(); }
+  size_t launches() const override { return gemm_.gemm->launches(); }
 
  private:
   PassTensors tensors_;

@@ -84,6 +84,10 @@ class QuantizedGemmCase : public GemmCase {
   std::string label() const override { return gemm_.label(); }
   bool emulated() const override { return gemm_.gemm->emulated(); }
   int64_t padded_rows() const override { return tensors_.padded_rows(); }
+  size_t launches() const override {
+    return gemm_.gemm->launches() +
+           (autocast_ ? 2 * left_.size() * OperandQuantizer::kMaxLaunches : 0);
+  }
 
  private:
   bool autocast_;
