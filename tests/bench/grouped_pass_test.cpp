@@ -67,8 +67,8 @@ std::vector<GroupedCase> grouped_cases(Pass pass) {
       if (r > 0)
         rows.push_back(r);  // experts without rows are not groups
     }
-    cases.push_back({routing, grouped_gemm(pass, rows, config.hidden_size,
-                                           2 * config.moe_intermediate_size)});
+    cases.push_back(
+        {routing, grouped_gemm(pass, rows, config.hidden_size, 2 * config.moe_intermediate_size)});
   }
   return cases;
 }
@@ -91,8 +91,8 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
           const std::string what = recipe->name() + " " + pass_name(GetParam()) + " " +
                                    mode_name(mode) + " " + c.what + " via " +
                                    grouped_implementation_name(implementation);
-          RecipeContext context{device, cublas, AlgorithmChoice::kHeuristic, nullptr,
-                                {implementation}};
+          RecipeContext context{
+              device, cublas, AlgorithmChoice::kHeuristic, nullptr, {implementation}};
           std::unique_ptr<GemmCase> gemm_case;
           try {
             gemm_case = recipe->prepare(CaseSpec{c.gemm, mode}, context);
