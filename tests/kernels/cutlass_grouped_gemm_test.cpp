@@ -17,10 +17,8 @@
 
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_gemm.h"
-#include "kernels/reference_gemm.h"
-#include "kernels/relative_error.h"
+#include "kernels/reference_error.h"
 #include "quant/cuda_check.h"
-#include "quant/dequantize.h"
 #include "quant/fp8_block.h"
 #include "quant/fp8_operand.h"
 #include "quant/fp8_tensorwise.h"
@@ -127,13 +125,6 @@ class Fp8Operand {
     return layout_.rowwise(data_.get(), scale);
   }
 
-  // The dequantized values, row-major [rows, K].
-  DeviceBuffer<float> dequantized(cudaStream_t stream) const {
-    DeviceBuffer<float> values(static_cast<size_t>(layout_.rows * layout_.cols));
-    dequantize(tensor(), values.get(), stream);
-    return values;
-  }
-
  private:
   Fp8CurrentScalingState state() const { return Fp8CurrentScalingState::in_buffer(scales_.get()); }
 
@@ -164,13 +155,7 @@ class Group {
   }
 
   double error_against_reference(cudaStream_t stream) const {
-    const DeviceBuffer<float> left = left_.dequantized(stream);
-    const DeviceBuffer<float> right = right_.dequantized(stream);
-    DeviceBuffer<float> expected(static_cast<size_t>(p_ * q_));
-    // right is stored [Q, K]; the reference reads it as [K, Q].
-    reference_gemm({left.get(), p_, k_, k_, 1}, {right.get(), k_, q_, 1, k_}, expected.get(),
-                   stream);
-    return relative_frobenius_error(output_.get(), expected.get(), expected.size(), stream);
+    return gemmscope::error_against_reference(problem(false), output_.get(), stream);
   }
 
   bool output_guard_intact() const { return output_.guard_intact(); }

@@ -19,10 +19,8 @@
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
 #include "kernels/random_fill.h"
-#include "kernels/reference_gemm.h"
-#include "kernels/relative_error.h"
+#include "kernels/reference_error.h"
 #include "quant/cuda_check.h"
-#include "quant/dequantize.h"
 #include "quant/fp8_operand.h"
 #include "quant/fp8_tensorwise.h"
 #include "quant/unsupported.h"
@@ -90,21 +88,6 @@ class StoredOperand {
 
   const GemmOperand& operand() const { return operand_; }
 
-  // The operand in FP32 as the GEMM reads it: left as [P, K], right as [K, Q].
-  StridedMatrix dequantized(bool is_left, DeviceBuffer<float>& values, cudaStream_t stream) const {
-    const QuantizedTensor& t = operand_.tensor;
-    values = DeviceBuffer<float>(static_cast<size_t>(t.rows * t.cols));
-    dequantize(t, values.get(), stream);
-    const bool index_is_stored_row = is_left == operand_.k_major;
-    StridedMatrix m;
-    m.data = values.get();
-    m.rows = is_left ? operand_.outer() : operand_.contraction();
-    m.cols = is_left ? operand_.contraction() : operand_.outer();
-    m.row_stride = index_is_stored_row ? t.cols : 1;
-    m.col_stride = index_is_stored_row ? 1 : t.cols;
-    return m;
-  }
-
  private:
   DeviceBuffer<__nv_bfloat16> bf16_;
   DeviceBuffer<uint8_t> fp8_;
@@ -132,12 +115,7 @@ class Group {
   }
 
   double error_against_reference(cudaStream_t stream) const {
-    DeviceBuffer<float> left_values, right_values;
-    const StridedMatrix left = left_.dequantized(true, left_values, stream);
-    const StridedMatrix right = right_.dequantized(false, right_values, stream);
-    DeviceBuffer<float> expected(output_.size());
-    reference_gemm(left, right, expected.get(), stream);
-    return relative_frobenius_error(output_.get(), expected.get(), expected.size(), stream);
+    return gemmscope::error_against_reference(problem(), output_.get(), stream);
   }
 
   std::string dims() const {
