@@ -62,11 +62,13 @@ struct GroupSamples {
 
 // Samples are enqueued in batches behind a held stream (iteration_timer.h), and a held stream
 // takes only so many launches before the host blocks on the next one, until the blocker times
-// out (nvbench advises about 32 kernels; batches of 32 dense cases, about 128 launches, run
-// on H100 and H200). A batch holds at most this many launches, each sample counted as its
-// work's launches() plus the L2 flush and its two events; a sample larger than that alone
-// (a grouped case of many experts) is enqueued without holding the stream.
-inline constexpr size_t kMaxBatchLaunches = 256;
+// out (nvbench advises about 32 kernels; a stream queues about 1000 small ones before the
+// host blocks). Batches of 32 dense cases, about 128 launches, and samples of 320 kernels and
+// memsets (DeepSeek-V3's autocast expert cases through the loop) run held on an H100. A batch holds
+// at most this many launches, each sample counted as its work's launches() plus the L2 flush and
+// its two events; a sample larger than that alone is enqueued without holding the stream. Two
+// batches are in flight, so the one held never has more than half the queue behind its blocker.
+inline constexpr size_t kMaxBatchLaunches = 512;
 inline constexpr size_t kSampleOverheadLaunches = 3;
 
 // How many round-robin samples the next batch takes from `position` (sample p is of member

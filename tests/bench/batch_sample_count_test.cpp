@@ -20,13 +20,13 @@ TEST(BatchSampleCount, DenseCasesKeepTheirWholeRounds) {
 }
 
 TEST(BatchSampleCount, ManyLaunchesCutTheBatchWhereTheLimitIs) {
-  // Grouped cases of 40 launches: (40 + 3) x 5 = 215 fit in 256, a sixth would not.
+  // Grouped cases of 40 launches: (40 + 3) x 11 = 473 fit in 512, a twelfth would not.
   const std::vector<size_t> grouped(12, 40);
-  EXPECT_EQ(batch_sample_count(grouped, 0, 12), 5u);
-  // Mixed: from position 1 the members are 100, 100, 1, 1 (position 4 wraps to member 0),
-  // then 100 again: 103 + 103 + 4 + 4 = 214, and + 103 = 317 is over.
+  EXPECT_EQ(batch_sample_count(grouped, 0, 12), 11u);
+  // Mixed: from position 1 the members are 100, 100, 1, 1 (position 4 wraps to member 0), twice
+  // over: 2 x (103 + 103 + 4 + 4) = 428, and the next 100 (531) is over.
   const std::vector<size_t> mixed = {1, 100, 100, 1};
-  EXPECT_EQ(batch_sample_count(mixed, 1, 8), 4u);
+  EXPECT_EQ(batch_sample_count(mixed, 1, 12), 8u);
 }
 
 TEST(BatchSampleCount, ASampleLargerThanTheLimitGoesAlone) {
