@@ -416,14 +416,6 @@ class CutlassGroupedGemm final : public GroupedGemm {
                         cutlassGetStatusString(implementable));
     }
     workspace_ = DeviceBuffer<uint8_t>(Gemm::get_workspace_size(arguments));
-    // The workspace holds each SM's copies of the TMA descriptors, which the kernel rewrites
-    // (tensormap.cp_fenceproxy) when it moves to another group. On an H100, compute-sanitizer
-    // initcheck reported 25,600 reads of uninitialized memory in the tensorwise kernel, each
-    // warp reading 128 consecutive bytes, a descriptor's size: most likely those slots before
-    // their first write. Zeroed once, outside any timed run, so that initcheck can judge the
-    // rest (not yet rerun under initcheck).
-    if (workspace_.bytes() > 0)
-      CUDA_CHECK(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), stream));
     gemm_ = std::make_unique<Gemm>();
     check(gemm_->initialize(arguments, workspace_.get(), stream), "initialize");
     // The uploads above read host vectors that end with this constructor.
