@@ -228,31 +228,45 @@ SANITIZE_BENCH_ARGS=(--hidden_size=256 --intermediate_size=512 --num_attention_h
 
 stage_sanitize4() {
   local tool extra
-  # racecheck last: it is much the slowest. SANITIZE_TOOLS picks some of them.
+  # racecheck last, and the bench/ tests last of each tool's targets: they are the slowest, so a
+  # time limit cuts them first. SANITIZE_TOOLS picks some of the tools.
   for tool in ${SANITIZE_TOOLS:-memcheck initcheck synccheck racecheck}; do
-    extra=()
-    [ "$tool" = memcheck ] && extra=(--leak-check full)
-    # cuBLASLt's Hopper GEMMs (nvjet_*) hand shared memory between the tensor-memory copy engine
-    # and warpgroups through barriers racecheck does not model: on an H200 it reported 512-hazard
-    # pairs inside them and took minutes a test. They are NVIDIA's, not ours; leave them out.
-    [ "$tool" = racecheck ] && extra=(--kernel-name-exclude kns=nvjet)
-    run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
+    extra=(--error-exitcode 1)
+    [ "$tool" = memcheck ] && extra+=(--leak-check full)
+    # cuBLASLt's Hopper GEMMs (nvjet_*) hand shared memory between the TMA engine and warpgroups
+    # through mbarriers, which racecheck does not model: on an H200 it reported 512-hazard pairs
+    # inside them. Leaving them out (--kernel-name-exclude kns=nvjet) made racecheck fail on a
+    # hardware exception at the first cuBLASLt call (H100). So racecheck checks every kernel,
+    # its exit status is not the verdict, and racecheck_outside_cublas counts what is.
+    [ "$tool" = racecheck ] && extra=()
+    run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" \
       build/tests/quant/test_quant --gtest_filter='*Gpu*'
-    run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
+    run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" \
       build/tests/kernels/test_kernels
+    run "san_${tool}_gemm_bench" compute-sanitizer --tool "$tool" "${extra[@]}" \
+      "$bench" "${SANITIZE_BENCH_ARGS[@]}"
     # The leak test reads cudaMemGetInfo, which initcheck's own per-allocation tracking moves (on
     # an H100 it kept 32 MiB-3.3 GiB after each case); memcheck --leak-check is the leak tool.
     local tests='*Pass*:*Timer*'
     [ "$tool" = memcheck ] && tests+=':*DeviceMemoryLeak*'
     run "san_${tool}_bench_tests" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      --error-exitcode 1 build/tests/bench/test_bench --gtest_filter="$tests"
-    run "san_${tool}_gemm_bench" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      --error-exitcode 1 "$bench" "${SANITIZE_BENCH_ARGS[@]}"
+      build/tests/bench/test_bench --gtest_filter="$tests"
   done
   # Each log ends with compute-sanitizer's summary ("ERROR SUMMARY: 0 errors", or racecheck's
   # hazard counts); the gemm_bench ones also list the cases that ran.
   grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY|tests passed|PASSED|FAILED" "$out"/san_*.log
   grep -c "manual_time " "$out"/san_*_gemm_bench.log
+  local log
+  for log in "$out"/san_racecheck_*.log; do
+    [ -f "$log" ] && echo "$log: $(racecheck_outside_cublas "$log") racecheck hazard accesses" \
+      "outside cuBLASLt's kernels, $(grep -c "access at.*nvjet_" "$log") inside"
+  done
+}
+
+# The accesses of racecheck's hazard reports ("Race reported between Read access at KERNEL+0x..
+# and Write access at KERNEL+0x..") that are not in a cuBLASLt kernel (nvjet_*): must be 0.
+racecheck_outside_cublas() {
+  grep -E "(Read|Write) access at" "$1" | grep -c -v "access at nvjet_"
 }
 
 stage_moe() {
