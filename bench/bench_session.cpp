@@ -145,6 +145,15 @@ void BenchSession::start_gpu() {
   }
 }
 
+WarmupResult BenchSession::warm_up() {
+  const WarmupResult result = warm_up_gpu(options_.warmup, *cublas_, stream_, *clock_monitor_);
+  if (timeline_) {
+    timeline_->write_group("warmup", {}, SettleResult{}, GroupSamples{},
+                           clock_monitor_->take_readings());
+  }
+  return result;
+}
+
 GroupTimer BenchSession::group_timer() {
   return GroupTimer(*timer_, *clock_monitor_, *kernel_timer_, stream_, options_.timing);
 }

@@ -23,6 +23,7 @@
 
 #include "bench/clock_monitor.h"
 #include "bench/device_info.h"
+#include "bench/gpu_warmup.h"
 #include "bench/iteration_timer.h"
 #include "bench/kernel_timer.h"
 #include "bench/options.h"
@@ -65,6 +66,10 @@ class BenchSession {
   cudaStream_t stream() const { return stream_; }
   ClockMonitor& clock_monitor() { return *clock_monitor_; }
   const KernelTimer& kernel_timer() const { return *kernel_timer_; }
+  // Warms the GPU up before the first case (gpu_warmup.h). With --timeline, the warm-up's NVML
+  // readings are the file's first rows (group "warmup"): how the GPU heated up, and where the
+  // warm-up stopped.
+  WarmupResult warm_up();
 
   // The body of every registered benchmark: case `index` of add_case().
   void run_case(benchmark::State& state, size_t index);

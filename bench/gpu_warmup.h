@@ -4,12 +4,14 @@
 // an H100, the same group of FP8 GEMMs at the same 690 W ran at 1440 MHz at 66-70 C and at
 // 1370 MHz at 74-75 C (2-3.5% slower), and the die takes tens of seconds to warm up. So the
 // warm-up lasts at least --gpu_warmup seconds and then until the temperature has stopped
-// rising (NVML reads whole degrees: by less than 1 C over 5 s), at most --max_warmup seconds.
-// That is not thermal equilibrium: it stopped one H100 at 77 C, and the sweep that followed
-// warmed it to 82 C, where it ran clock-limited by temperature below its power cap, its BF16
-// cases up to 5.9% slower than in the sweep before. A longer window would wait for more of
-// the rise and cost every sweep that much time; --max_warmup and --gpu_warmup let a user
-// who needs the equilibrium wait for it.
+// rising (NVML reads whole degrees: by less than 1 C over 10 s), at most --max_warmup seconds.
+// With a 5 s window, three H100s stopped warming up at 67, 69 and 77 C; the first sweep's
+// GEMMs then heated them to 69, 71 and 82 C and the second sweep's to 72, 73 and 83 C (at
+// 82 C one ran clock-limited by temperature, its BF16 cases up to 5.9% slower than the sweep
+// before); a fourth, without warm-up, rose from 56 to 73 C in 40 s of GEMMs. Over 10 s the rule
+// waits until the rise is below 0.1 C a second; each sweep pays the window (10 s on a warm
+// GPU). It is still not equilibrium, which takes a minute or more from cold: --gpu_warmup
+// and --max_warmup let a user who needs it wait for it.
 
 #include <cuda_runtime.h>
 
@@ -24,7 +26,7 @@ namespace gemmscope {
 struct WarmupSettings {
   double min_s = 3;
   double max_s = 60;
-  double window_s = 5;    // the temperature must have risen by less than
+  double window_s = 10;   // the temperature must have risen by less than
   double max_rise_c = 1;  // this much over that long
 };
 

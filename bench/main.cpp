@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bench/bench_session.h"
-#include "bench/gpu_warmup.h"
 #include "bench/options.h"
 #include "bench/registration.h"
 #include "bench/run_context.h"
@@ -94,9 +93,7 @@ int main(int argc, char** argv) {
       session.start_gpu();
       add_run_context(session.device(), session.measurements(), session.clock_monitor(),
                       session.kernel_timer(), workload, options);
-      const WarmupResult warmup =
-          warm_up_gpu(options.warmup, session.cublas(), session.stream(), session.clock_monitor());
-      add_warmup_context(warmup);
+      add_warmup_context(session.warm_up());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gemm_bench: GPU set-up failed: %s\n", e.what());
       return kExitNoGpu;

@@ -300,7 +300,7 @@ How to time (see the README's "How a case is timed"):
   --l2_flush=true|false      flush L2 before every timed iteration (default true)
   --warmup_runs=N            untimed runs of each case before timing it (default 3)
   --gpu_warmup=SECONDS       busy GEMMs before the first case for at least this long, then until
-                             the GPU's temperature stops rising (less than 1 C over 5 s): at
+                             the GPU's temperature stops rising (less than 1 C over 10 s): at
                              its power cap a warmer GPU clocks lower (default 3)
   --max_warmup=SECONDS       ... but no longer than this (default 60; 0: exactly --gpu_warmup)
   --autotune                 time cuBLASLt's top 8 algorithms per case and keep the fastest

@@ -3,7 +3,8 @@
 // group reached its steady state and whether anything moved while it was sampled. Columns:
 //   event,time_s,group,case,seconds,sm_clock_mhz,instant_power_w,average_power_w,temperature_c
 // event is "reading" (NVML), "sample" (one timed iteration of `case`, `seconds` its GPU time),
-// "settled" or "unsettled" (the end of a group's settling, `seconds` after it began).
+// "settled" or "unsettled" (the end of a group's settling, `seconds` after it began). The
+// first rows are the GPU warm-up's readings, group "warmup".
 // time_s is on one monotonic clock for all rows.
 
 #include <fstream>
