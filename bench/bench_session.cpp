@@ -87,7 +87,7 @@ std::string fixed(double value, int decimals) {
 std::string kernel_time_disagreement(double event_s, const KernelSummary& kernels) {
   if (kernels.iterations == 0)
     return "";
-  const double kernel_s = kernels.median_ms * 1e-3;
+  const double kernel_s = kernels.mean_ms * 1e-3;
   if (kernel_s > event_s + kEventResolutionSeconds) {
     return "kernel time " + fixed(kernel_s * 1e6, 1) + " us exceeds event time " +
            fixed(event_s * 1e6, 1) + " us";
@@ -266,23 +266,26 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
                                                        const GroupSamples& group) const {
   CaseResult result;
   const TimedWork& work = *prepared.work;
-  // The median: one slow sample (a clock dip, an interrupt) moves it by nothing.
-  result.seconds = median_of(samples.seconds);
+  // The mean of the samples, without outliers (sample_statistics.h says why not the median).
+  const SampleSummary summary = summarize_samples(samples.seconds);
+  result.seconds = summary.mean;
   if (result.seconds <= 0) {
     result.error = "no samples were taken";
     return result;
   }
   work.report(result.counters, result.seconds, measurements_);
   benchmark::UserCounters& counters = result.counters;
-  const double noise = relative_half_width_pct(median_interval(samples.seconds));
+  const double noise = relative_half_width_pct(summary);
   counters["samples"] = static_cast<double>(samples.seconds.size());
+  if (summary.outliers > 0)
+    counters["outliers"] = summary.outliers;
   if (std::isfinite(noise))
     counters["noise_pct"] = noise;
   if (settle.attempted)
     counters["settle_ms"] = settle.seconds * 1e3;
   add_clock_counters(counters, group.clocks);
   if (samples.kernels.iterations > 0) {
-    counters["kernel_ms"] = samples.kernels.median_ms;
+    counters["kernel_ms"] = samples.kernels.mean_ms;
     counters["kernels"] = samples.kernels.per_iteration;
     result.kernel_list = kernel_list_text(samples.kernels);
   }
@@ -322,7 +325,7 @@ void BenchSession::report(benchmark::State& state, const CaseResult& result,
     state.SkipWithError(result.error.c_str());
     return;
   }
-  // One Google Benchmark iteration stands for the whole measurement: its time is the median
+  // One Google Benchmark iteration stands for the whole measurement: its time is the mean
   // of the samples (counter `samples` says how many).
   for (auto _ : state)
     state.SetIterationTime(result.seconds);

@@ -59,7 +59,7 @@ KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& 
   summary.iterations = static_cast<int>(sums.size());
   if (sums.empty())
     return summary;
-  summary.median_ms = median_of(sums);
+  summary.mean_ms = summarize_samples(sums).mean;  // as the event time (sample_statistics.h)
   // The count most iterations launched (the larger on a tie), so that `typical` always has
   // iterations to come from.
   std::map<int, int> iterations_by_count;

@@ -23,7 +23,7 @@ struct KernelActivity {
 // What the kernel timer saw of one case.
 struct KernelSummary {
   int iterations = 0;     // iterations with at least one activity
-  double median_ms = 0;   // median over iterations of the sum of the activities' durations
+  double mean_ms = 0;     // mean over iterations of the sum of the activities' durations
   int per_iteration = 0;  // activities per iteration (the most common count)
   // The activities of an iteration with that count, each with its median duration.
   std::vector<KernelActivity> typical;

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   const bool listing_only = lists_tests_only(argc, argv);
   // Without --benchmark_min_time, Google Benchmark calls each case once per repetition and
   // gemmscope's stopping rule decides how many samples that one call takes (its time is their
-  // median). With it, Google Benchmark's own loop decides, one sample per iteration.
+  // mean). With it, Google Benchmark's own loop decides, one sample per iteration.
   options.benchmark_drives_iterations = has_benchmark_flag(argc, argv, "benchmark_min_time");
   std::vector<char*> arguments(argv, argv + argc);
   char one_iteration[] = GEMMSCOPE_ONE_ITERATION_MIN_TIME;

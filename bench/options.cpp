@@ -278,8 +278,8 @@ How to time (see the README's "How a case is timed"):
                              sampled round-robin (default on; off: time from the first
                              iteration, at whatever clock the GPU has)
   --max_settle=SECONDS       stop settling after this long; the label says so (default 5)
-  --max_noise=PERCENT        sample until the median's 95% confidence interval is within this
-                             (half-width, % of the median; default 0.5)
+  --max_noise=PERCENT        sample until the mean's 95% confidence interval (from batch means)
+                             is within this (half-width, % of the mean; default 0.5)
   --min_samples=N            at least N samples per case (default 10)
   --min_time=SECONDS         sample at least this long (default 1)
   --min_time_capped=SECONDS  ... and at least this long while a power or thermal limiter holds

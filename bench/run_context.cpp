@@ -88,7 +88,7 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   AddCustomContext("max_settle_s", std::to_string(timing.max_settle_s));
   AddCustomContext("sampling", options.benchmark_drives_iterations
                                    ? "benchmark_min_time (Google Benchmark's loop; mean)"
-                                   : "stopping rule (median)");
+                                   : "stopping rule (mean)");
   AddCustomContext("max_noise_pct", std::to_string(timing.sampling.max_noise_pct));
   AddCustomContext("min_samples", std::to_string(timing.sampling.min_samples));
   AddCustomContext("min_time_s", std::to_string(timing.sampling.min_time_s));

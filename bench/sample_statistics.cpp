@@ -7,64 +7,64 @@
 namespace gemmscope {
 namespace {
 
-constexpr double kTailProbability = 0.025;  // each side of a 95% interval
-constexpr int kExactLimit = 1000;
+// Student's t, two-sided 95%, for kBatches - 1 = 7 degrees of freedom.
+constexpr double kStudentT95 = 2.364624;
+static_assert(kBatches == 8, "kStudentT95 is for 7 degrees of freedom");
 
-double median_of_sorted(const std::vector<double>& sorted) {
-  const size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+double mean_of(const std::vector<double>& values, size_t begin, size_t end) {
+  double sum = 0;
+  for (size_t i = begin; i < end; ++i)
+    sum += values[i];
+  return sum / static_cast<double>(end - begin);
 }
 
 }  // namespace
 
-std::optional<int> median_interval_rank(int n) {
-  if (n < 1)
-    return std::nullopt;
-  int rank = 0;
-  if (n <= kExactLimit) {
-    // Cumulative Binomial(n, 1/2) probabilities in log space: 2^-n underflows nothing here,
-    // but the binomial coefficients would overflow a double well before n = 1000.
-    double cumulative = 0;
-    double log_pmf = -n * std::log(2.0);  // P(X = 0)
-    for (int k = 0; k < n; ++k) {
-      cumulative += std::exp(log_pmf);
-      if (cumulative > kTailProbability)
-        break;
-      rank = k + 1;  // P(X <= k) <= 2.5%: x_(k+1) may be the lower end
-      log_pmf += std::log(static_cast<double>(n - k)) - std::log(static_cast<double>(k + 1));
-    }
-  } else {
-    rank = static_cast<int>(std::floor((n - 1.959964 * std::sqrt(static_cast<double>(n))) / 2));
+SampleSummary summarize_samples(const std::vector<double>& samples) {
+  SampleSummary summary;
+  summary.half_width = std::numeric_limits<double>::infinity();
+  const double median = median_of(samples);
+  std::vector<double> kept;
+  for (const double sample : samples) {
+    if (sample > median * kOutlierFactor || sample * kOutlierFactor < median)
+      ++summary.outliers;
+    else
+      kept.push_back(sample);
   }
-  if (rank < 1)
-    return std::nullopt;
-  return rank;
+  summary.kept = static_cast<int>(kept.size());
+  if (kept.empty())
+    return summary;
+  summary.mean = mean_of(kept, 0, kept.size());
+  if (summary.kept < kBatches)
+    return summary;
+  // Batches of unequal size (kept.size() not a multiple of kBatches) differ by one sample;
+  // their means weigh the same.
+  double batch_means[kBatches];
+  double mean_of_batches = 0;
+  for (int b = 0; b < kBatches; ++b) {
+    batch_means[b] = mean_of(kept, kept.size() * b / kBatches, kept.size() * (b + 1) / kBatches);
+    mean_of_batches += batch_means[b] / kBatches;
+  }
+  double sum_of_squares = 0;
+  for (const double batch_mean : batch_means)
+    sum_of_squares += (batch_mean - mean_of_batches) * (batch_mean - mean_of_batches);
+  const double batch_stddev = std::sqrt(sum_of_squares / (kBatches - 1));
+  summary.half_width = kStudentT95 * batch_stddev / std::sqrt(static_cast<double>(kBatches));
+  return summary;
 }
 
-std::optional<MedianInterval> median_interval(std::vector<double> samples) {
-  const int n = static_cast<int>(samples.size());
-  const std::optional<int> rank = median_interval_rank(n);
-  if (!rank)
-    return std::nullopt;
-  std::sort(samples.begin(), samples.end());
-  MedianInterval interval;
-  interval.median = median_of_sorted(samples);
-  interval.lower = samples[*rank - 1];
-  interval.upper = samples[n - *rank];
-  return interval;
+double relative_half_width_pct(const SampleSummary& summary) {
+  if (!(summary.mean > 0) || !std::isfinite(summary.half_width))
+    return std::numeric_limits<double>::infinity();
+  return 100 * summary.half_width / summary.mean;
 }
 
 double median_of(std::vector<double> samples) {
   if (samples.empty())
     return 0;
   std::sort(samples.begin(), samples.end());
-  return median_of_sorted(samples);
-}
-
-double relative_half_width_pct(const std::optional<MedianInterval>& interval) {
-  if (!interval || interval->median <= 0)
-    return std::numeric_limits<double>::infinity();
-  return 100 * (interval->upper - interval->lower) / (2 * interval->median);
+  const size_t n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
 }
 
 }  // namespace gemmscope

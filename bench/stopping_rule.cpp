@@ -9,7 +9,7 @@ namespace gemmscope {
 bool noise_target_met(const SamplingSettings& settings, const std::vector<double>& samples) {
   if (static_cast<int>(samples.size()) < settings.min_samples)
     return false;
-  return relative_half_width_pct(median_interval(samples)) <= settings.max_noise_pct;
+  return relative_half_width_pct(summarize_samples(samples)) <= settings.max_noise_pct;
 }
 
 SamplingVerdict sampling_verdict(const SamplingSettings& settings, double elapsed_s,

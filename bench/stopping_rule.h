@@ -1,27 +1,27 @@
 #pragma once
-// When to stop sampling a case: once the median's 95% confidence interval (see
-// sample_statistics.h) is narrower than --max_noise, with at least --min_samples samples and
-// --min_time of sampling (--min_time_capped while a limiter, of power or of temperature, holds
-// the GPU's clock down);
-// and in any case after --max_time. nvbench stops on the relative
-// standard deviation of its samples, which measures the spread of one sample and so never
-// shrinks with more of them; gemmscope reports a median, and stops when that median is known
-// to the precision asked for.
+// When to stop sampling a case: once the 95% confidence interval of its mean (from batch
+// means, see sample_statistics.h) is narrower than --max_noise, with at least --min_samples
+// samples and --min_time of sampling (--min_time_capped while a limiter, of power or of
+// temperature, holds the GPU's clock down); and in any case after --max_time. nvbench stops on
+// the relative standard deviation of its samples, which measures the spread of one sample and
+// so never shrinks with more of them; gemmscope reports a mean, and stops when that mean is
+// known to the precision asked for.
 
 #include <vector>
 
 namespace gemmscope {
 
 struct SamplingSettings {
-  double max_noise_pct = 0.5;  // target half-width of the median's 95% interval, % of it
+  double max_noise_pct = 0.5;  // target half-width of the mean's 95% interval, % of it
   int min_samples = 10;
   double min_time_s = 1.0;
   // While the power limiter holds the GPU at its cap (or the thermal one holds its clock down:
   // seen on an H100 at 82 C, below its power cap), the clock swings by about 3% either way
   // with a period of about a second (settle_detector.h), and samples a few milliseconds apart
-  // are not independent: the interval of the median, which assumes they are, can be narrow
-  // while the samples cover one swing only. Sampling then lasts at least this long, so that
-  // every case sees several swings (four: a part swing then weighs at most about 1/8).
+  // are not independent: with few swings in the sampling, even batch means are not, and their
+  // interval can be narrow while the samples cover one swing only. Sampling then lasts at least
+  // this long, so that every case sees several swings (four: a part swing then weighs at most about
+  // 1/8).
   double min_time_capped_s = 4.0;
   double max_time_s = 8.0;  // stop here even if the target is not reached
 };

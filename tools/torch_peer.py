@@ -19,12 +19,12 @@ How cases are timed, as gemm_bench times them (bench/steady_state_run.h): the ca
 precision form a group, prepared together and run round-robin (one sample of each in turn), so
 that every member is timed at the clock the group's mix of work holds, as in a training step.
 The group first runs untimed until NVML shows the SM clock and board power settled (or
---max_settle); then it is sampled round-robin until every member's median is known to
+--max_settle); then it is sampled round-robin until every member's mean is known to
 --max_noise with --min_samples, after --min_time (--min_time_capped at the power cap), or until
 --max_time. A sample: the L2 is flushed (a buffer of twice its size zeroed) outside the events;
 start event, the GEMM, stop event. Samples are enqueued in batches, the next while one runs, so
 the GPU runs them back to back and host launch latency is not timed. The time reported is the
-median; each repetition is one whole run of the group.
+mean (less outliers; bench/sample_statistics.h); each repetition is one whole run of the group.
 
 One difference remains: gemm_bench's FP8Current group also holds its `autocast` cases, which a
 peer cannot run, so the peer's FP8 group is a different mix and may hold a different clock.
@@ -44,7 +44,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 CASE_RE = re.compile(
     r"^(?P<precision>BF16|FP8Current)/(?P<pass_>Fprop|Dgrad|Wgrad)/(?P<op>[^/]+)/(?P<mode>[^/]+)"
@@ -213,32 +212,29 @@ def plan_for(case):
     }[case.gemm_pass]
 
 
-@lru_cache(maxsize=None)
-def median_ci_rank(n):
-    """1-based rank l of the lower end of the distribution-free 95% confidence interval of the
-    median of n samples: the largest l with P(Binomial(n, 1/2) <= l-1) <= 0.025, or 0 when there
-    is none (n < 6). Exact up to n = 1000, normal approximation (continuity-corrected) above."""
-    if n > 1000:
-        return max(0, math.floor(n / 2 + 0.5 - 1.959964 * math.sqrt(n) / 2))
-    # Integers throughout: sum_{j<l} C(n, j) / 2^n <= 1/40.
-    limit, cumulative, rank = 2 ** n, 0, 0
-    for j in range(n + 1):
-        cumulative += math.comb(n, j)
-        if 40 * cumulative > limit:
-            break
-        rank = j + 1
-    return rank
+# gemm_bench's sample statistics (bench/sample_statistics.h): the mean of the samples, less
+# those more than OUTLIER_FACTOR times off their median, and the half-width of its 95% interval
+# from BATCHES consecutive batch means (Student's t with 7 degrees of freedom).
+BATCHES = 8
+OUTLIER_FACTOR = 1.5
+STUDENT_T95 = 2.364624
 
 
-def median_noise(samples):
-    """Half-width of the median's 95% confidence interval relative to the median (0.01 = 1%);
-    infinite while too few samples for one."""
-    n = len(samples)
-    rank = median_ci_rank(n)
-    if rank < 1:
-        return math.inf
-    ordered = sorted(samples)
-    return (ordered[n - rank] - ordered[rank - 1]) / (2 * statistics.median(ordered))
+def mean_and_noise(samples):
+    """(mean, noise): the mean of the samples kept, and the half-width of its 95% interval
+    relative to it (0.01 = 1%), infinite below BATCHES samples kept. Samples in time order."""
+    if not samples:
+        return 0.0, math.inf
+    median = statistics.median(samples)
+    kept = [x for x in samples if median / OUTLIER_FACTOR <= x <= median * OUTLIER_FACTOR]
+    mean = statistics.fmean(kept)
+    if len(kept) < BATCHES or mean <= 0:
+        return mean, math.inf
+    n = len(kept)
+    batch_means = [statistics.fmean(kept[n * b // BATCHES:n * (b + 1) // BATCHES])
+                   for b in range(BATCHES)]
+    half_width = STUDENT_T95 * statistics.stdev(batch_means) / math.sqrt(BATCHES)
+    return mean, half_width / mean
 
 
 @dataclass(frozen=True)
@@ -346,7 +342,7 @@ class Settings:
 def noise_target_met(samples, settings):
     """gemm_bench's noise_target_met (bench/stopping_rule.cpp)."""
     return (len(samples) >= settings.min_samples
-            and median_noise(samples) * 100 <= settings.max_noise_pct)
+            and mean_and_noise(samples)[1] * 100 <= settings.max_noise_pct)
 
 
 CONTINUE, TARGET_REACHED, TIMED_OUT = "continue", "target reached", "timed out"
@@ -673,11 +669,12 @@ def prepare_group(torch, members):
 
 
 def counters(case, samples_us, run):
+    mean, noise = mean_and_noise(samples_us)
     values = {
-        "TFLOPS": case.flops / (statistics.median(samples_us) * 1e-6) / 1e12,
+        "TFLOPS": case.flops / (mean * 1e-6) / 1e12,
         "M": case.m, "K": case.k, "N": case.n,
         "samples": len(samples_us),
-        "noise_pct": median_noise(samples_us) * 100,
+        "noise_pct": noise * 100,
         "settled": 1 if run.settled else 0,
         "settle_ms": run.settle_s * 1000,
     }
@@ -698,7 +695,7 @@ def label(samples_us, run, settings):
     if not run.settled:
         notes.append(f"not settled after {run.settle_s:.1f} s")
     if run.verdict == TIMED_OUT:
-        noise = median_noise(samples_us) * 100
+        noise = mean_and_noise(samples_us)[1] * 100
         noise_text = f"{noise:.2f}" if math.isfinite(noise) else "n/a"
         notes.append(f"noise {noise_text}% > {settings.max_noise_pct:.2f}% after "
                      f"{run.sampling_s:.1f} s")
@@ -720,11 +717,11 @@ def run_entry(case, family_index, repetitions, repetition_index):
 
 def iteration_entry(case, family_index, repetitions, repetition_index, samples_us, run,
                     settings):
-    median = statistics.median(samples_us)
+    mean = mean_and_noise(samples_us)[0]
     entry = run_entry(case, family_index, repetitions, repetition_index)
-    # One "iteration" whose time is the median sample, as gemm_bench's manual time is per
+    # One "iteration" whose time is the samples' mean, as gemm_bench's manual time is per
     # iteration.
-    entry.update({"iterations": 1, "real_time": median, "cpu_time": median, "time_unit": "us"})
+    entry.update({"iterations": 1, "real_time": mean, "cpu_time": mean, "time_unit": "us"})
     note = label(samples_us, run, settings)
     if note:
         entry["label"] = note
@@ -801,7 +798,7 @@ def write_json(path, context, entries):
     os.replace(temporary, path)
 
 
-TABLE_HEADER = (f"{'case':<72} {'median us':>10} {'TFLOP/s':>8} {'noise %':>7} {'samples':>7} "
+TABLE_HEADER = (f"{'case':<72} {'mean us':>10} {'TFLOP/s':>8} {'noise %':>7} {'samples':>7} "
                 f"{'settle ms':>9} {'MHz':>5} {'W':>4}")
 
 
@@ -981,7 +978,7 @@ def parse_args(argv):
                         help="seconds of settling at most; then sampling starts anyway, counter "
                              "settled=0 (default 5)")
     parser.add_argument("--max_noise", type=float, default=0.5,
-                        help="sample until every case's median 95%% CI half-width is at most "
+                        help="sample until every case's mean's 95%% interval half-width is at most "
                              "this percent of it (default 0.5)")
     parser.add_argument("--min_samples", type=int, default=10,
                         help="samples per case at least (default 10)")
@@ -1004,8 +1001,9 @@ def parse_args(argv):
         parser.error("flags after -- go to gemm_bench, which --cases does not run")
     if args.repetitions < 1 or args.batch < 1:
         parser.error("--repetitions and --batch must be at least 1")
-    if args.min_samples < 6:
-        parser.error("--min_samples must be at least 6 (the median's 95% CI needs 6 samples)")
+    if args.min_samples < BATCHES:
+        parser.error(f"--min_samples must be at least {BATCHES} (the mean's 95% interval comes "
+                     f"from {BATCHES} batch means)")
     if min(args.max_noise, args.max_time) <= 0 or min(args.max_settle, args.min_time,
                                                       args.min_time_capped) < 0:
         parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time "

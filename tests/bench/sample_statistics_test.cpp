@@ -2,129 +2,114 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
-#include <random>
 #include <vector>
 
 namespace gemmscope {
 namespace {
 
-// The exact rank, independently of the code under test: sum the binomial coefficients one by
-// one in long double (C(n, k) for n <= 1000 fits in a long double, whose range reaches
-// 10^4932) and divide by 2^n at the end.
-int exact_rank(int n) {
-  const long double total = std::ldexp(1.0L, n);
-  long double coefficient = 1;  // C(n, 0)
-  long double cumulative = 0;
-  int rank = 0;
-  for (int k = 0; k < n; ++k) {
-    cumulative += coefficient;
-    if (cumulative / total > 0.025L)
-      break;
-    rank = k + 1;
-    coefficient = coefficient * (n - k) / (k + 1);
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// 16 samples in pairs, so that the 8 batches are the pairs: batch means 100, 101, 99, 100,
+// 102, 98, 100, 100; their mean 100, deviations 0, 1, -1, 0, 2, -2, 0, 0 (sum of squares 10).
+std::vector<double> paired_series() {
+  std::vector<double> samples;
+  for (const double batch_mean : {100, 101, 99, 100, 102, 98, 100, 100}) {
+    samples.push_back(batch_mean - 0.5);
+    samples.push_back(batch_mean + 0.5);
   }
-  return rank;
+  return samples;
 }
 
-TEST(MedianIntervalRank, KnownValues) {
-  // P(Bin(n, 1/2) <= l - 1) <= 2.5%, worked out with exact fractions:
-  // n=6: P(X<=0) = 1/64; P(X<=1) = 7/64 > 2.5%  -> 1.
-  // n=10: P(X<=1) = 11/1024 = 1.07%; P(X<=2) = 56/1024 = 5.5% -> 2.
-  // n=20: P(X<=5) = 21700/2^20 = 2.07%; P(X<=6) = 5.77% -> 6.
-  EXPECT_EQ(median_interval_rank(6), 1);
-  EXPECT_EQ(median_interval_rank(7), 1);
-  EXPECT_EQ(median_interval_rank(8), 1);
-  EXPECT_EQ(median_interval_rank(9), 2);
-  EXPECT_EQ(median_interval_rank(10), 2);
-  EXPECT_EQ(median_interval_rank(11), 2);
-  EXPECT_EQ(median_interval_rank(12), 3);
-  EXPECT_EQ(median_interval_rank(20), 6);
-  EXPECT_EQ(median_interval_rank(30), 10);
-  EXPECT_EQ(median_interval_rank(50), 18);
-  EXPECT_EQ(median_interval_rank(100), 40);
-  EXPECT_EQ(median_interval_rank(200), 86);
-  EXPECT_EQ(median_interval_rank(999), 469);
-  EXPECT_EQ(median_interval_rank(1000), 469);
+TEST(SummarizeSamples, HandComputedMeanAndInterval) {
+  const SampleSummary summary = summarize_samples(paired_series());
+  EXPECT_DOUBLE_EQ(summary.mean, 100);
+  EXPECT_EQ(summary.kept, 16);
+  EXPECT_EQ(summary.outliers, 0);
+  // t(0.975, 7) * sqrt(10 / 7) / sqrt(8).
+  const double expected = 2.364624 * std::sqrt(10.0 / 7) / std::sqrt(8.0);
+  EXPECT_NEAR(summary.half_width, expected, 1e-12);
+  EXPECT_NEAR(relative_half_width_pct(summary), expected, 1e-12);  // the mean is 100
 }
 
-TEST(MedianIntervalRank, MatchesBruteForceBinomialUpTo1000) {
-  for (int n = 6; n <= 1000; ++n) {
-    const std::optional<int> rank = median_interval_rank(n);
-    ASSERT_TRUE(rank.has_value()) << n;
-    EXPECT_EQ(*rank, exact_rank(n)) << n;
+// What the batches are for: the same samples, swinging slowly or quickly. Taken one at a
+// time as independent, both would have the same interval.
+TEST(SummarizeSamples, ADriftWidensTheIntervalAQuickAlternationDoesNot) {
+  std::vector<double> drifting;
+  std::vector<double> alternating;
+  for (int i = 0; i < 32; ++i) {
+    drifting.push_back(i < 16 ? 97 : 103);
+    alternating.push_back(i % 2 == 0 ? 97 : 103);
   }
+  const SampleSummary slow = summarize_samples(drifting);
+  const SampleSummary quick = summarize_samples(alternating);
+  EXPECT_DOUBLE_EQ(slow.mean, 100);
+  EXPECT_DOUBLE_EQ(quick.mean, 100);
+  EXPECT_EQ(quick.half_width, 0);  // every batch of 4 averages 100
+  // Batch means 97 x4, 103 x4: deviations of 3, standard deviation sqrt(72 / 7).
+  EXPECT_NEAR(slow.half_width, 2.364624 * std::sqrt(72.0 / 7) / std::sqrt(8.0), 1e-12);
 }
 
-TEST(MedianIntervalRank, EmptyBelowSixSamples) {
-  // n=5: even P(X<=0) = 1/32 = 3.1% > 2.5%.
-  for (int n : {-1, 0, 1, 2, 3, 4, 5})
-    EXPECT_FALSE(median_interval_rank(n).has_value()) << n;
-  EXPECT_EQ(exact_rank(5), 0);
+// Why the mean: 60% of the samples at one operating point, 40% 3% slower. The median says the
+// faster one; the time spent is their weighted mean.
+TEST(SummarizeSamples, TwoModesGiveTheTimeWeightedMean) {
+  std::vector<double> samples;
+  for (int i = 0; i < 100; ++i)
+    samples.push_back(i % 5 < 3 ? 1.00 : 1.03);
+  EXPECT_DOUBLE_EQ(median_of(samples), 1.00);
+  EXPECT_NEAR(summarize_samples(samples).mean, 1.012, 1e-12);
 }
 
-TEST(MedianIntervalRank, NormalApproximationIsContinuousWithTheExactValues) {
-  // floor((n - 1.96 sqrt(n)) / 2): n=1001 -> 469, 2000 -> 956, 10000 -> 4902.
-  EXPECT_EQ(median_interval_rank(1001), 469);
-  EXPECT_EQ(median_interval_rank(2000), 956);
-  EXPECT_EQ(median_interval_rank(10000), 4902);
-  EXPECT_LE(std::abs(*median_interval_rank(1001) - *median_interval_rank(1000)), 1);
-  // Around the switch the rank never falls and grows by at most 1 a sample.
-  for (int n = 950; n <= 1050; ++n) {
-    const int step = *median_interval_rank(n + 1) - *median_interval_rank(n);
-    EXPECT_GE(step, 0) << n;
-    EXPECT_LE(step, 1) << n;
-  }
+TEST(SummarizeSamples, OutliersAreLeftOutAndCounted) {
+  std::vector<double> samples = paired_series();
+  samples.push_back(100 * 1.6);  // more than 1.5 times the median: out
+  samples.push_back(100 / 1.6);  // less than the median over 1.5: out
+  samples.push_back(100 * 1.4);  // within: kept
+  const SampleSummary summary = summarize_samples(samples);
+  EXPECT_EQ(summary.outliers, 2);
+  EXPECT_EQ(summary.kept, 17);
+  EXPECT_DOUBLE_EQ(summary.mean, (100 * 16 + 140) / 17.0);
 }
 
-// Ten samples: rank 2, so the interval is [x_(2), x_(9)] whatever x_(10) is.
-std::vector<double> ten_with_outlier(double outlier) {
-  return {14, 11, outlier, 17, 10, 13, 16, 12, 18, 15};
+TEST(SummarizeSamples, AHugeOutlierMovesNothing) {
+  std::vector<double> samples = paired_series();
+  samples.insert(samples.begin() + 5, 1e9);
+  const SampleSummary summary = summarize_samples(samples);
+  EXPECT_EQ(summary.outliers, 1);
+  EXPECT_DOUBLE_EQ(summary.mean, 100);
+  EXPECT_NEAR(summary.half_width, summarize_samples(paired_series()).half_width, 1e-12);
 }
 
-TEST(MedianInterval, OrderStatisticsOfAHandMadeSeries) {
-  const std::optional<MedianInterval> interval = median_interval(ten_with_outlier(1000));
-  ASSERT_TRUE(interval.has_value());
-  EXPECT_EQ(interval->median, 14.5);  // (14 + 15) / 2
-  EXPECT_EQ(interval->lower, 11);     // x_(2)
-  EXPECT_EQ(interval->upper, 18);     // x_(9)
-  EXPECT_DOUBLE_EQ(relative_half_width_pct(interval), 100.0 * 7 / (2 * 14.5));
+TEST(SummarizeSamples, FewerThanEightSamplesHaveAMeanButNoInterval) {
+  const SampleSummary seven = summarize_samples({10, 11, 12, 13, 14, 15, 16});
+  EXPECT_DOUBLE_EQ(seven.mean, 13);
+  EXPECT_EQ(seven.half_width, kInfinity);
+  EXPECT_EQ(relative_half_width_pct(seven), kInfinity);
+  const SampleSummary eight = summarize_samples(std::vector<double>(8, 2.0));
+  EXPECT_DOUBLE_EQ(eight.mean, 2);
+  EXPECT_EQ(eight.half_width, 0);
+  EXPECT_EQ(relative_half_width_pct(eight), 0);
+  const SampleSummary none = summarize_samples({});
+  EXPECT_EQ(none.mean, 0);
+  EXPECT_EQ(none.kept, 0);
+  EXPECT_EQ(relative_half_width_pct(none), kInfinity);
 }
 
-TEST(MedianInterval, DoesNotMoveWithTheOutliersSize) {
-  for (double outlier : {19.0, 1e3, 1e9}) {
-    const std::optional<MedianInterval> interval = median_interval(ten_with_outlier(outlier));
-    ASSERT_TRUE(interval.has_value());
-    EXPECT_EQ(interval->median, 14.5) << outlier;
-    EXPECT_EQ(interval->lower, 11) << outlier;
-    EXPECT_EQ(interval->upper, 18) << outlier;
-  }
+TEST(SummarizeSamples, UnevenBatchesWeighTheSame) {
+  // 9 samples: batches of 1 except the last, of 2 (9 * b / 8 for b = 0..8: 0, 1, 2, ..., 7, 9).
+  const SampleSummary summary = summarize_samples({10, 10, 10, 10, 10, 10, 10, 10, 12});
+  EXPECT_DOUBLE_EQ(summary.mean, 92.0 / 9);
+  // Batch means 10 x7 and 11: their mean 10.125, squares 7 * 0.125^2 + 0.875^2 = 0.875.
+  EXPECT_NEAR(summary.half_width, 2.364624 * std::sqrt(0.875 / 7) / std::sqrt(8.0), 1e-12);
 }
 
-TEST(MedianInterval, IndependentOfOrder) {
-  std::vector<double> samples = ten_with_outlier(1000);
-  std::mt19937 random(7);
-  for (int i = 0; i < 20; ++i) {
-    std::shuffle(samples.begin(), samples.end(), random);
-    const std::optional<MedianInterval> interval = median_interval(samples);
-    ASSERT_TRUE(interval.has_value());
-    EXPECT_EQ(interval->median, 14.5);
-    EXPECT_EQ(interval->lower, 11);
-    EXPECT_EQ(interval->upper, 18);
-  }
-}
-
-TEST(MedianInterval, SixSamplesSpanTheExtremesAndFiveAreTooFew) {
-  const std::optional<MedianInterval> six = median_interval({6, 1, 5, 2, 4, 3});
-  ASSERT_TRUE(six.has_value());
-  EXPECT_EQ(six->median, 3.5);
-  EXPECT_EQ(six->lower, 1);  // rank 1: [x_(1), x_(6)]
-  EXPECT_EQ(six->upper, 6);
-  EXPECT_FALSE(median_interval({1, 2, 3, 4, 5}).has_value());
-  EXPECT_FALSE(median_interval({}).has_value());
+TEST(RelativeHalfWidth, FiniteAndInfinite) {
+  EXPECT_DOUBLE_EQ(relative_half_width_pct(SampleSummary{200, 1, 16, 0}), 0.5);
+  EXPECT_EQ(relative_half_width_pct(SampleSummary{5, 0, 16, 0}), 0);
+  EXPECT_EQ(relative_half_width_pct(SampleSummary{0, 1, 16, 0}), kInfinity);
+  EXPECT_EQ(relative_half_width_pct(SampleSummary{-1, 1, 16, 0}), kInfinity);
+  EXPECT_EQ(relative_half_width_pct(SampleSummary{5, kInfinity, 7, 0}), kInfinity);
 }
 
 TEST(MedianOf, OddEvenAndEmpty) {
@@ -133,16 +118,6 @@ TEST(MedianOf, OddEvenAndEmpty) {
   EXPECT_EQ(median_of({7}), 7);
   EXPECT_EQ(median_of({}), 0);
   EXPECT_EQ(median_of({5, 5, 1, 100, 5}), 5);
-}
-
-TEST(RelativeHalfWidth, FiniteAndInfinite) {
-  EXPECT_DOUBLE_EQ(relative_half_width_pct(MedianInterval{100, 99, 101}), 1.0);
-  EXPECT_DOUBLE_EQ(relative_half_width_pct(MedianInterval{200, 199, 200}), 0.25);
-  EXPECT_EQ(relative_half_width_pct(MedianInterval{5, 5, 5}), 0);
-  const double infinity = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(relative_half_width_pct(std::nullopt), infinity);
-  EXPECT_EQ(relative_half_width_pct(MedianInterval{0, 0, 1}), infinity);
-  EXPECT_EQ(relative_half_width_pct(MedianInterval{-1, -2, 0}), infinity);
 }
 
 }  // namespace
