@@ -7,8 +7,9 @@
 // 3% faster or slower for seconds on end. A case's samples then have two modes, and their
 // median jumps from one to the other between runs as the share of each crosses a half. The
 // mean weighs each mode by the time spent in it, as a training step's total does. Replayed on
-// the samples of five pairs of whole sweeps on H100s, the mean cut the run-to-run difference
-// per GEMM case from p90 0.64-2.62% to 0.44-2.13%, max 1.03-3.50% to 0.59-2.67%.
+// the samples of four pairs of whole sweeps on H100s, the mean cut the run-to-run difference
+// per GEMM case from p90 0.64-2.62% to 0.44-2.13%, max 1.03-3.50% to 0.59-2.67% (and where a
+// GPU heated into its thermal limit between the two sweeps, p90 5.82% to 5.19%).
 //
 // Its precision: samples milliseconds apart are not independent (the limiter's clock swings
 // last about a second), so the mean's standard error comes from batch means: the samples, in
@@ -17,8 +18,8 @@
 // interval, which is what a rerun would see.
 //
 // Outliers: a sample more than kOutlierFactor times off the median (a GPU-side interruption) is
-// left out and counted. With the stream held none has been seen: the worst of about 45,000
-// samples of three sweeps on an H100 was 1.2 times its case's median.
+// left out and counted. With the stream held they are rare: of 268,758 samples in six whole
+// sweeps on two H100s one was (1.75 times its case's median), the rest within 1.2 times.
 
 #include <vector>
 
