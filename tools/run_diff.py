@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """How far apart two gemm_bench runs are, case by case: the per-case |difference| of the
 reported times (median, p90, max, in percent of the first run's time), GEMM cases and
-quantization cases apart, and the worst cases; with --speedups, each run's per-layer speedups
-over BF16 (from gemm_report --format=json) side by side.
+quantization cases apart, and the worst cases; then the mean difference of each group of cases
+timed together (a whole group moving together is the GPU at another operating point for that
+group, not noise in single cases); with --speedups, each run's per-layer speedups over BF16
+(from gemm_report --format=json) side by side.
 
     tools/run_diff.py a.json b.json [--speedups --report=build/tools/gemm_report]
 
@@ -47,6 +49,27 @@ def describe(label, diffs):
         print(f"    {d:+.2f}%  {name}")
 
 
+def group_of(name):
+    """The group gemm_bench times a case with (bench/bench_session.h): its precision's GEMM
+    cases, expert (grouped) GEMM cases, or quantization cases."""
+    precision = name.split("/")[0]
+    if "/Quantize/" in name:
+        return precision + "/Quantize"
+    if "/expert_" in name:
+        return precision + "/Experts"
+    return precision
+
+
+def describe_groups(diffs):
+    groups = {}
+    for name, d in diffs:
+        groups.setdefault(group_of(name), []).append(d)
+    print("by group (mean difference, range):")
+    for group, values in groups.items():
+        print(f"    {group:20s} {sum(values) / len(values):+.2f}%  "
+              f"{min(values):+.2f}..{max(values):+.2f}%  ({len(values)} cases)")
+
+
 def speedups(report, path):
     out = subprocess.run([report, "--format=json", path], check=True, capture_output=True,
                          text=True).stdout
@@ -67,6 +90,8 @@ def main():
     diffs = [(n, 100.0 * (b[n] - a[n]) / a[n]) for n in common if a[n] > 0]
     describe("GEMM cases", [(n, d) for n, d in diffs if "/Quantize/" not in n])
     describe("quantization cases", [(n, d) for n, d in diffs if "/Quantize/" in n])
+    if diffs:
+        describe_groups(diffs)
     if args.speedups:
         sa, sb = speedups(args.report, args.first), speedups(args.report, args.second)
         print("per-layer speedup over BF16 (first, second, difference):")
