@@ -18,10 +18,10 @@ struct SamplingSettings {
   // While the power limiter holds the GPU at its cap (or the thermal one holds its clock down:
   // seen on an H100 at 82 C, below its power cap), the clock swings by about 3% either way
   // with a period of about a second (settle_detector.h), and samples a few milliseconds apart
-  // are not independent: with few swings in the sampling, even batch means are not, and their
-  // interval can be narrow while the samples cover one swing only. Sampling then lasts at least
-  // this long, so that every case sees several swings (four: a part swing then weighs at most about
-  // 1/8).
+  // are not independent: with few swings in the sampling even batch means are not, and their
+  // interval can be narrow while the samples cover one swing only. Sampling then lasts at
+  // least this long, so that every case sees several swings (four: a part swing then weighs
+  // at most about 1/8).
   double min_time_capped_s = 4.0;
   double max_time_s = 8.0;  // stop here even if the target is not reached
 };
