@@ -31,11 +31,10 @@ SampleSummary summarize_samples(const std::vector<double>& samples) {
     else
       kept.push_back(sample);
   }
-  summary.kept = static_cast<int>(kept.size());
   if (kept.empty())
     return summary;
   summary.mean = mean_of(kept, 0, kept.size());
-  if (summary.kept < kBatches)
+  if (kept.size() < kBatches)
     return summary;
   // Batches of unequal size (kept.size() not a multiple of kBatches) differ by one sample;
   // their means weigh the same.

@@ -31,8 +31,7 @@ inline constexpr double kOutlierFactor = 1.5;
 struct SampleSummary {
   double mean = 0;        // of the samples kept; 0 for none
   double half_width = 0;  // of the mean's 95% interval; infinite below kBatches samples kept
-  int kept = 0;
-  int outliers = 0;  // samples more than kOutlierFactor times off the median, left out
+  int outliers = 0;       // samples more than kOutlierFactor times off the median, left out
 };
 
 // `samples` in the order they were taken (the batches are consecutive runs of them).
