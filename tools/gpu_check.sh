@@ -15,6 +15,7 @@
 #   sanitize4 compute-sanitizer's four tools (memcheck with leak check, racecheck, initcheck,
 #            synccheck), each over the GPU tests and over gemm_bench on a small model: one case
 #            of every precision, pass and mode, every quantization kernel, --emulate --verify
+#   cutlass68 CUTLASS's own blockwise grouped GEMM example under racecheck (needs its source tree)
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
 #   quantab  the quantization cases of the source tree at $BASELINE against this build's
 #   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
@@ -152,11 +153,13 @@ stage_quantab() {
 
 # How reproducible a whole sweep is: the README's main command twice, back to back, then once
 # with --verify; tools/run_diff.py compares them case by case and speedup by speedup.
+# REPRO_FLAGS: more gemm_bench flags for all three (say, another sampling scheme).
 stage_repro() {
   local name
   for name in repro_a repro_b repro_verify; do
     # The timelines (NVML readings and samples) say why, if two runs disagree.
-    local flags=(--timeline="$out/$name.csv")
+    # shellcheck disable=SC2206 # REPRO_FLAGS is a list of flags
+    local flags=(--timeline="$out/$name.csv" ${REPRO_FLAGS:-})
     [ "$name" = repro_verify ] && flags+=(--verify)
     local start=$SECONDS
     run "$name" "$bench" "${flags[@]}" --benchmark_out="$out/$name.json" --benchmark_out_format=json
@@ -227,9 +230,10 @@ SANITIZE_BENCH_ARGS=(--hidden_size=256 --intermediate_size=512 --num_attention_h
   "--benchmark_filter=/qkv/|/Quantize/(x|dy)/[a-z]+/R:256/C:256/|/Quantize/w/[a-z]+/R:768/")
 
 stage_sanitize4() {
-  local tool extra
+  local tool extra target
   # racecheck last, and the bench/ tests last of each tool's targets: they are the slowest, so a
-  # time limit cuts them first. SANITIZE_TOOLS picks some of the tools.
+  # time limit cuts them first. SANITIZE_TOOLS picks some of the tools, SANITIZE_TARGETS some
+  # of the targets (quant kernels gemm_bench bench_tests), in the order given.
   for tool in ${SANITIZE_TOOLS:-memcheck initcheck synccheck racecheck}; do
     extra=(--error-exitcode 1)
     [ "$tool" = memcheck ] && extra+=(--leak-check full)
@@ -237,38 +241,94 @@ stage_sanitize4() {
     # through mbarriers, which racecheck does not model: on an H200 it reported 512-hazard pairs
     # inside them. Leaving them out (--kernel-name-exclude kns=nvjet) made racecheck fail on a
     # hardware exception at the first cuBLASLt call (H100). So racecheck checks every kernel,
-    # its exit status is not the verdict, and racecheck_outside_cublas counts what is.
+    # its exit status is not the verdict, and racecheck_hazard_sites counts what is.
     [ "$tool" = racecheck ] && extra=()
-    run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      build/tests/quant/test_quant --gtest_filter='*Gpu*'
-    run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      build/tests/kernels/test_kernels
-    run "san_${tool}_gemm_bench" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      "$bench" "${SANITIZE_BENCH_ARGS[@]}"
-    # The leak test reads cudaMemGetInfo, which initcheck's own per-allocation tracking moves (on
-    # an H100 it kept 32 MiB-3.3 GiB after each case); memcheck --leak-check is the leak tool.
-    local tests='*Pass*:*Timer*'
-    [ "$tool" = memcheck ] && tests+=':*DeviceMemoryLeak*'
-    run "san_${tool}_bench_tests" compute-sanitizer --tool "$tool" "${extra[@]}" \
-      build/tests/bench/test_bench --gtest_filter="$tests"
+    for target in ${SANITIZE_TARGETS:-quant kernels gemm_bench bench_tests}; do
+      case $target in
+        quant) run "san_${tool}_quant" compute-sanitizer --tool "$tool" "${extra[@]}" \
+          build/tests/quant/test_quant --gtest_filter='*Gpu*' ;;
+        kernels) run "san_${tool}_kernels" compute-sanitizer --tool "$tool" "${extra[@]}" \
+          build/tests/kernels/test_kernels ;;
+        gemm_bench) run "san_${tool}_gemm_bench" compute-sanitizer --tool "$tool" "${extra[@]}" \
+          "$bench" "${SANITIZE_BENCH_ARGS[@]}" ;;
+        bench_tests) sanitize_bench_tests "$tool" "${extra[@]}" ;;
+        *) echo "sanitize4: unknown target $target" && status=1 ;;
+      esac
+    done
   done
   # Each log ends with compute-sanitizer's summary ("ERROR SUMMARY: 0 errors", or racecheck's
   # hazard counts); the gemm_bench ones also list the cases that ran.
   grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY|tests passed|PASSED|FAILED" "$out"/san_*.log
-  grep -c "manual_time " "$out"/san_*_gemm_bench.log
+  grep -c "manual_time " "$out"/san_*_gemm_bench.log 2>/dev/null
   local log
   for log in "$out"/san_racecheck_*.log; do
-    [ -f "$log" ] && racecheck_outside_cublas "$log"
+    [ -f "$log" ] && racecheck_hazard_sites "$log"
   done
 }
 
-# The accesses of racecheck's hazard reports ("Race reported between Read access at KERNEL+0x..
-# and Write access at KERNEL+0x..") outside cuBLASLt's kernels (nvjet_*), which must be 0, and
-# inside them.
-racecheck_outside_cublas() {
-  echo "$1: $(grep -E "(Read|Write) access at" "$1" | grep -c -v "access at nvjet_")" \
-    "racecheck hazard accesses outside cuBLASLt's kernels," \
-    "$(grep -c -E "(Read|Write) access at nvjet_" "$1") inside"
+# The bench/ tests under compute-sanitizer's TOOL (then its flags): the three suites that run
+# every pass (racecheck takes minutes over each) side by side, one process each; then the rest
+# alone, since they time the GPU or read its free memory, which the others would move.
+sanitize_bench_tests() {
+  local tool=$1 suite pid pids=() suites=()
+  shift
+  for suite in Bf16Pass QuantizedPass GroupedPass; do
+    run "san_${tool}_bench_${suite}" compute-sanitizer --tool "$tool" "$@" \
+      build/tests/bench/test_bench --gtest_filter="*/${suite}.*" &
+    pids+=($!)
+    suites+=("*/${suite}.*")
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+  done
+  # The leak test reads cudaMemGetInfo, which initcheck's own per-allocation tracking moves (on
+  # an H100 it kept 32 MiB-3.3 GiB after each case); memcheck --leak-check is the leak tool.
+  local rest='*Pass*:*Timer*'
+  [ "$tool" = memcheck ] && rest+=':*DeviceMemoryLeak*'
+  rest+=-$(IFS=:; echo "${suites[*]}")
+  run "san_${tool}_bench_rest" compute-sanitizer --tool "$tool" "$@" \
+    build/tests/bench/test_bench --gtest_filter="$rest"
+}
+
+# Racecheck's hazard accesses ("Race reported between Write access at KERNEL+0x.. and Read
+# access at KERNEL+0x..") by whose kernel they are in: cuBLASLt's (nvjet_*); CUTLASS's blockwise
+# grouped GEMM (its mainloop's block scales, see the README's Hardening section and stage
+# cutlass68); anywhere else, which is gemmscope's own kernels and must be 0.
+racecheck_hazard_sites() {
+  local accesses cublas cutlass
+  accesses=$(grep -E "(Read|Write) access at" "$1")
+  cublas=$(grep -c "access at nvjet_" <<<"$accesses")
+  cutlass=$(grep -c "MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise" <<<"$accesses")
+  echo "$1: racecheck hazard accesses: $(($(grep -c . <<<"$accesses") - cublas - cutlass))" \
+    "elsewhere, $cublas in cuBLASLt's kernels, $cutlass in CUTLASS's blockwise grouped GEMM"
+}
+
+# CUTLASS's own example of its blockwise-scaled FP8 grouped GEMM (example 68: the kernel that
+# --grouped=cutlass runs for FP8Block, same tile, cluster and 1x128 by 128x128 scales) under
+# racecheck: hazards it reports there belong to CUTLASS's kernel, not to how gemmscope calls it.
+# Needs a CUTLASS source tree (a clone, or pip's nvidia-cutlass source folder: examples/ and
+# tools/util/include beside include/) in $CUTLASS_DIR (default .carry/cutlass).
+stage_cutlass68() {
+  local cutlass=${CUTLASS_DIR:-.carry/cutlass}
+  local name=68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling
+  local example=$cutlass/examples/$name exe=build/cutlass_example_68
+  if [ ! -f "$example/$name.cu" ]; then
+    echo "cutlass68: no $example/$name.cu (CUTLASS's examples are needed)"
+    status=1
+    return
+  fi
+  mkdir -p build
+  local nvcc
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  [ -x "$exe" ] || run cutlass68_build "$nvcc" -std=c++17 -O3 -arch=sm_90a --expt-relaxed-constexpr \
+    -I"$cutlass/include" -I"$cutlass/tools/util/include" -I"$cutlass/examples/common" \
+    -I"$example" -o "$exe" "$example/$name.cu" || return
+  # One of CUTLASS's own test commands for it (K not a multiple of the 128-deep scale block),
+  # with the example's reference check ("Disposition") and no timing iterations.
+  run cutlass68_racecheck compute-sanitizer --tool racecheck "$exe" --m=256 --n=512 --k=960 \
+    --groups=10 --iterations=0
+  grep -E "Disposition|RACECHECK SUMMARY" "$out/cutlass68_racecheck.log"
+  racecheck_hazard_sites "$out/cutlass68_racecheck.log"
 }
 
 stage_moe() {
