@@ -320,9 +320,9 @@ stage_cutlass68() {
   mkdir -p build
   local nvcc
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  [ -x "$exe" ] || run cutlass68_build "$nvcc" -std=c++17 -O3 -arch=sm_90a --expt-relaxed-constexpr \
-    -I"$cutlass/include" -I"$cutlass/tools/util/include" -I"$cutlass/examples/common" \
-    -I"$example" -o "$exe" "$example/$name.cu" || return
+  [ -x "$exe" ] || run cutlass68_build "$nvcc" -std=c++17 -O3 -arch=sm_90a \
+    --expt-relaxed-constexpr -I"$cutlass/include" -I"$cutlass/tools/util/include" \
+    -I"$cutlass/examples/common" -I"$example" -o "$exe" "$example/$name.cu" || return
   # One of CUTLASS's own test commands for it, with the example's reference check
   # ("Disposition") and no timing iterations. K=960 is 8 scale blocks deep, past the kernel's 6
   # pipeline stages: racecheck reports the hazards only where a stage is filled again (H100: 10
