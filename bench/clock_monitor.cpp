@@ -18,6 +18,7 @@ constexpr std::chrono::milliseconds kSamplePeriod{5};
 using NvmlReturn = int;  // nvmlReturn_t
 constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;         // nvmlClockType_t NVML_CLOCK_SM
+constexpr int kNvmlClockMemory = 2;     // nvmlClockType_t NVML_CLOCK_MEM
 constexpr int kNvmlTemperatureGpu = 0;  // nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU
 struct NvmlDeviceHandle;
 using NvmlDevice = NvmlDeviceHandle*;  // nvmlDevice_t
@@ -55,6 +56,7 @@ struct NvmlSample {
   std::optional<unsigned int> instant_power_mw;
   std::optional<unsigned int> average_power_mw;
   std::optional<unsigned int> temperature_c;
+  std::optional<unsigned int> memory_clock_mhz;
   std::optional<unsigned int> power_limit_mw;
   unsigned long long event_reasons = 0;
 };
@@ -84,6 +86,9 @@ class Nvml {
     if (get_temperature_ != nullptr &&
         get_temperature_(device_, kNvmlTemperatureGpu, &celsius) == kNvmlSuccess)
       sample.temperature_c = celsius;
+    unsigned int memory_mhz = 0;
+    if (get_clock_info_(device_, kNvmlClockMemory, &memory_mhz) == kNvmlSuccess)
+      sample.memory_clock_mhz = memory_mhz;
     if (get_event_reasons_(device_, &sample.event_reasons) != kNvmlSuccess)
       sample.event_reasons = 0;
     return sample;
@@ -283,6 +288,8 @@ ClockSummary ClockMonitor::stop() {
   }
   if (totals_.power_samples > 0)
     summary.mean_power_w = totals_.power_w_sum / totals_.power_samples;
+  if (totals_.temperature_samples > 0)
+    summary.mean_temperature_c = totals_.temperature_c_sum / totals_.temperature_samples;
   summary.event_reasons = totals_.event_reasons;
   return summary;
 }
@@ -326,12 +333,19 @@ void ClockMonitor::record(const detail::NvmlSample& sample, double seconds) {
     totals_.power_w_sum += *power_mw / 1000.0;
     ++totals_.power_samples;
   }
+  if (sample.temperature_c) {
+    totals_.temperature_c_sum += *sample.temperature_c;
+    ++totals_.temperature_samples;
+  }
   totals_.event_reasons |= sample.event_reasons;
 
   PowerReading reading;
   reading.time_s = seconds;
   if (sample.temperature_c)
     reading.temperature_c = *sample.temperature_c;
+  if (sample.memory_clock_mhz)
+    reading.memory_clock_mhz = *sample.memory_clock_mhz;
+  reading.clock_event_reasons = sample.event_reasons;
   if (sample.power_limit_mw)
     reading.power_limit_w = *sample.power_limit_mw / 1000.0;
   reading.sm_clock_mhz = mhz;

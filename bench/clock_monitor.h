@@ -42,8 +42,9 @@ struct ClockSummary {
   int samples = 0;  // 0: nothing was measured, and the other fields mean nothing
   double mean_sm_clock_mhz = 0;
   double min_sm_clock_mhz = 0;
-  std::optional<double> mean_power_w;    // absent where the GPU does not report its power
-  unsigned long long event_reasons = 0;  // NVML clock-event bits, OR-ed over the samples
+  std::optional<double> mean_power_w;        // absent where the GPU does not report its power
+  std::optional<double> mean_temperature_c;  // absent where it does not report its temperature
+  unsigned long long event_reasons = 0;      // NVML clock-event bits, OR-ed over the samples
 };
 
 namespace detail {
@@ -89,6 +90,8 @@ class ClockMonitor {
     double sm_clock_min_mhz = 0;
     int power_samples = 0;
     double power_w_sum = 0;
+    int temperature_samples = 0;
+    double temperature_c_sum = 0;
     unsigned long long event_reasons = 0;
   };
   void sample_until_stopped();

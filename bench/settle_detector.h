@@ -47,7 +47,11 @@ struct PowerReading {
   std::optional<double> instant_power_w;
   std::optional<double> average_power_w;  // the driver's one-second average
   std::optional<double> power_limit_w;    // the enforced limit
-  std::optional<double> temperature_c;    // not used to decide; kept for --timeline
+  // Not used to decide; kept for --timeline, to tell apart states the SM clock and the power
+  // alone do not (an H100 has run a group slower at a higher SM clock and the same power).
+  std::optional<double> temperature_c;
+  std::optional<double> memory_clock_mhz;
+  unsigned long long clock_event_reasons = 0;  // NVML's bits, as clock_monitor.h names them
 };
 
 class SettleDetector {

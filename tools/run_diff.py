@@ -3,7 +3,8 @@
 reported times (median, p90, max, in percent of the first run's time), GEMM cases and
 quantization cases apart, and the worst cases; then the mean difference of each group of cases
 timed together (a whole group moving together is the GPU at another operating point for that
-group, not noise in single cases); with --speedups, each run's per-layer speedups over BF16
+group, not noise in single cases), with the group's SM clock and temperature in each run where
+NVML gave them (at the power cap a warmer GPU runs at another clock); with --speedups, each run's per-layer speedups over BF16
 (from gemm_report --format=json) side by side.
 
     tools/run_diff.py a.json b.json [--speedups --report=build/tools/gemm_report]
@@ -16,8 +17,9 @@ import subprocess
 import sys
 
 
-def case_times(path):
-    """name -> time of each case in a file (the median aggregate if there are repetitions)."""
+def case_entries(path):
+    """name -> the entry of each case in a file (the median aggregate if there are
+    repetitions)."""
     with open(path) as f:
         data = json.load(f)
     plain, medians = {}, {}
@@ -27,9 +29,9 @@ def case_times(path):
         name = entry.get("run_name", entry["name"])
         if entry.get("run_type") == "aggregate":
             if entry.get("aggregate_name") == "median":
-                medians[name] = entry["real_time"]
+                medians[name] = entry
         else:
-            plain.setdefault(name, entry["real_time"])
+            plain.setdefault(name, entry)
     return medians or plain
 
 
@@ -60,14 +62,32 @@ def group_of(name):
     return precision
 
 
-def describe_groups(diffs):
+def mean_counter(entries, names, counter):
+    values = [entries[n][counter] for n in names if counter in entries[n]]
+    return sum(values) / len(values) if values else None
+
+
+def group_state(a, b, names):
+    """The group's mean SM clock and temperature in the first run and in the second, as text;
+    empty where the runs do not have them (no NVML, or runs from before the counter)."""
+    parts = []
+    for counter, unit, digits in (("sm_clock_mhz", " MHz", 0), ("temperature_c", " C", 1)):
+        first, second = mean_counter(a, names, counter), mean_counter(b, names, counter)
+        if first is not None and second is not None:
+            parts.append(f"{first:.{digits}f} -> {second:.{digits}f}{unit}")
+    return ("  " + ", ".join(parts)) if parts else ""
+
+
+def describe_groups(diffs, a, b):
     groups = {}
     for name, d in diffs:
-        groups.setdefault(group_of(name), []).append(d)
-    print("by group (mean difference, range):")
-    for group, values in groups.items():
+        groups.setdefault(group_of(name), []).append((name, d))
+    print("by group (mean difference, range; SM clock and temperature, first -> second):")
+    for group, members in groups.items():
+        values = [d for _, d in members]
         print(f"    {group:20s} {sum(values) / len(values):+.2f}%  "
-              f"{min(values):+.2f}..{max(values):+.2f}%  ({len(values)} cases)")
+              f"{min(values):+.2f}..{max(values):+.2f}%  ({len(values)} cases)"
+              f"{group_state(a, b, [n for n, _ in members])}")
 
 
 def speedups(report, path):
@@ -85,13 +105,14 @@ def main():
     parser.add_argument("--speedups", action="store_true")
     parser.add_argument("--report", default="build/tools/gemm_report")
     args = parser.parse_args()
-    a, b = case_times(args.first), case_times(args.second)
+    a, b = case_entries(args.first), case_entries(args.second)
     common = sorted(set(a) & set(b))
-    diffs = [(n, 100.0 * (b[n] - a[n]) / a[n]) for n in common if a[n] > 0]
+    diffs = [(n, 100.0 * (b[n]["real_time"] - a[n]["real_time"]) / a[n]["real_time"])
+             for n in common if a[n]["real_time"] > 0]
     describe("GEMM cases", [(n, d) for n, d in diffs if "/Quantize/" not in n])
     describe("quantization cases", [(n, d) for n, d in diffs if "/Quantize/" in n])
     if diffs:
-        describe_groups(diffs)
+        describe_groups(diffs, a, b)
     if args.speedups:
         sa, sb = speedups(args.report, args.first), speedups(args.report, args.second)
         print("per-layer speedup over BF16 (first, second, difference):")

@@ -246,6 +246,7 @@ class Reading:
     average_power_w: float
     power_limit_w: float
     event_reasons: int  # nvmlClocksEventReason* bits
+    temperature_c: float  # None where the GPU does not report it
 
 
 class SettleDetector:
@@ -307,6 +308,7 @@ class ClockSummary:
     sm_clock_mhz: float  # mean
     power_w: float  # mean instant power (the average where there is none); None without power
     event_reasons: int  # OR-ed over the readings
+    temperature_c: float  # mean; None without temperature readings
 
 
 def summarize(readings):
@@ -320,8 +322,10 @@ def summarize(readings):
     reasons = 0
     for r in readings:
         reasons |= r.event_reasons
+    temperatures = [r.temperature_c for r in readings if r.temperature_c is not None]
     return ClockSummary(statistics.fmean(r.sm_clock_mhz for r in readings),
-                        statistics.fmean(powers) if powers else None, reasons)
+                        statistics.fmean(powers) if powers else None, reasons,
+                        statistics.fmean(temperatures) if temperatures else None)
 
 
 def clock_event_text(reasons):
@@ -461,6 +465,13 @@ class NvmlMonitor:
                 pass
         return instant, average
 
+    def _read_temperature_c(self):
+        nvml = self._nvml
+        try:
+            return nvml.nvmlDeviceGetTemperature(self._handle, nvml.NVML_TEMPERATURE_GPU)
+        except nvml.NVMLError:
+            return None
+
     def _read_event_reasons(self):
         nvml = self._nvml
         # Named "ClocksThrottleReasons" before driver 535's bindings.
@@ -490,7 +501,7 @@ class NvmlMonitor:
                 continue  # a missed reading; the next one comes 5 ms later
             instant, average = self._read_power_w()
             reading = Reading(time.monotonic(), clock, instant, average, self._power_limit_w,
-                              self._read_event_reasons())
+                              self._read_event_reasons(), self._read_temperature_c())
             with self._lock:
                 if self._active:
                     self._detector.add(reading)
@@ -682,6 +693,8 @@ def counters(case, samples_us, run):
         values["sm_clock_mhz"] = run.clocks.sm_clock_mhz
         if run.clocks.power_w is not None:
             values["power_w"] = run.clocks.power_w
+        if run.clocks.temperature_c is not None:
+            values["temperature_c"] = run.clocks.temperature_c
     return values
 
 
