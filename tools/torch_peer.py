@@ -8,7 +8,8 @@ side by side:
     compare.py benchmarks torch.json gemmscope.json
 
 Usage: torch_peer.py [--gemm_bench=PATH | --cases=FILE] [--filter=REGEX] [--out=FILE]
-                     [--repetitions=R] [timing options] [--dry-run] [-- GEMM_BENCH_FLAGS...]
+                     [--repetitions=R] [timing options] [--list_kernels] [--dry-run]
+                     [-- GEMM_BENCH_FLAGS...]
 
 Cases come from `gemm_bench --benchmark_list_tests GEMM_BENCH_FLAGS...` (or one name a line in
 FILE); only BF16/{pass}/{op}/native/M:/K:/N: and FP8Current/{pass}/{op}/prequant/M:/K:/N: cases
@@ -856,10 +857,37 @@ def time_group(torch, prepared, flush_buffer, monitor, settings, args):
     return entries
 
 
+def kernel_list_text(torch, gemm, calls=5):
+    """The GPU activities (kernels, memsets) that one call of `gemm` runs, in the order they
+    first ran, each with its median duration, as gemm_bench's --list_kernels prints them: what
+    torch.matmul and torch._scaled_mm ran, to set beside gemm_bench's cuBLASLt choice. From
+    torch.profiler (CUPTI underneath, as gemm_bench's kernel timer); outside any timing."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        for _ in range(calls):
+            gemm()
+        torch.cuda.synchronize()
+    durations = collections.defaultdict(list)  # name -> µs, in order of first appearance
+    for event in sorted(profiler.events(), key=lambda e: e.time_range.start):
+        if str(event.device_type).endswith("CUDA"):
+            durations[event.name].append(event.time_range.elapsed_us())
+    parts = []
+    for name, values in durations.items():
+        per_call = "" if len(values) == calls else f" ({len(values)} in {calls} calls)"
+        parts.append(f"{name} {statistics.median(values):.1f} us{per_call}")
+    return ", ".join(parts) if parts else "none recorded"
+
+
 def measure_group(torch, members, flush_buffer, monitor, settings, args):
     """Prepares as many of `members` as fit and times them as one group: (entries by family
     index, the members left for a further group). The group's tensors die with this frame."""
     prepared, failed, rest = prepare_group(torch, members)
+    if args.list_kernels:
+        for _, case, gemm in prepared:
+            print(f"kernels of {case.name}: {kernel_list_text(torch, gemm)}", file=sys.stderr,
+                  flush=True)
     entries = {}
     for family_index, case, message in failed:
         entries[family_index] = [error_entry(case, family_index, args.repetitions, r, message)
@@ -1008,6 +1036,9 @@ def parse_args(argv):
     parser.add_argument("--batch", type=int, default=8,
                         help="samples enqueued before each synchronization, rounded up to "
                              "whole rounds of the group (default 8)")
+    parser.add_argument("--list_kernels", action="store_true",
+                        help="print the kernels of each case (name, median duration) to stderr, "
+                             "as gemm_bench --list_kernels does")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the groups and each case's operands and call; torch is not "
                              "imported")
