@@ -21,7 +21,9 @@
 #   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
 #            (GEMM and quantization cases apart) and the per-layer speedups side by side
 #   budget   the GEMM cases with a short and with a long sampling budget, compared
-#   peer     tools/torch_peer.py beside a gemm_bench sweep of the same cases (compare.py input)
+#   peer     tools/torch_peer.py and gemm_bench on the same cases, in the order torch, gemm_bench,
+#            gemm_bench, torch: each pair compared (compare.py input), so what the run order
+#            does shows apart from what the two sides do
 #   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
 #            with --verify --emulate, balanced and skewed routing, through the loop and through
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
@@ -185,15 +187,30 @@ stage_budget() {
     --report="$report" | tee "$out/budget.txt"
 }
 
-# The PyTorch peer on the BF16 native and FP8Current prequant cases, then gemm_bench on the same
-# cases; compare them here with compare.py benchmarks peer_torch.json peer_gemmscope.json.
+# The PyTorch peer on the BF16 native and FP8Current prequant cases beside gemm_bench on the same
+# cases, in separate processes: torch, gemm_bench, gemm_bench, torch. The GPU's state drifts
+# between processes (it warms up; times at the cap move by up to about 1% from run to run), so
+# each pair is compared, one with torch first and one with gemm_bench first: a difference
+# between the two sides has the same sign in both, one of the order has opposite signs.
 stage_peer() {
   local python=python3
   [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
-  run peer_torch "$python" tools/torch_peer.py --gemm_bench="$bench" --out="$out/peer_torch.json"
-  run peer_gemmscope "$bench" '--benchmark_filter=^(BF16/.*/native|FP8Current/.*/prequant)/' \
-    --benchmark_out="$out/peer_gemmscope.json" --benchmark_out_format=json
-  tail -n 30 "$out/peer_torch.log"
+  local name
+  for name in peer_torch_1 peer_gemmscope_1 peer_gemmscope_2 peer_torch_2; do
+    if [[ $name == peer_torch_* ]]; then
+      run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --list_kernels \
+        --out="$out/$name.json"
+    else
+      run "$name" "$bench" '--benchmark_filter=^(BF16/.*/native|FP8Current/.*/prequant)/' \
+        --list_kernels --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    fi
+  done
+  {
+    echo "--- torch first, then gemm_bench (time: gemm_bench against torch)"
+    python3 tools/run_diff.py "$out/peer_torch_1.json" "$out/peer_gemmscope_1.json"
+    echo "--- gemm_bench first, then torch (time: gemm_bench against torch)"
+    python3 tools/run_diff.py "$out/peer_torch_2.json" "$out/peer_gemmscope_2.json"
+  } | tee "$out/peer.txt"
 }
 
 stage_probe() {
