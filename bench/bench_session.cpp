@@ -71,9 +71,9 @@ void add_clock_counters(benchmark::UserCounters& counters, const ClockSummary& c
   counters["sm_clock_min_mhz"] = clocks.min_sm_clock_mhz;
   if (clocks.mean_power_w)
     counters["power_w"] = *clocks.mean_power_w;
-  // At the power cap times move with the temperature: an H100's FP8 groups by 0.2-0.5% per
-  // degree (faster when warmer on one H100, slower on another), so two runs' temperatures
-  // explain part of their difference (tools/run_diff.py shows them per group).
+  // At the power cap times move with the temperature: the H100s measured, by 0.1-0.5% per
+  // degree (faster when warmer on some, slower on others), so two runs' temperatures explain
+  // part of their difference (tools/run_diff.py shows them per group).
   if (clocks.mean_temperature_c)
     counters["temperature_c"] = *clocks.mean_temperature_c;
 }

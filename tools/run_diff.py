@@ -4,8 +4,8 @@ reported times (median, p90, max, in percent of the first run's time), GEMM case
 quantization cases apart, and the worst cases; then the mean difference of each group of cases
 timed together (a whole group moving together is the GPU at another operating point for that
 group, not noise in single cases), with the group's SM clock and temperature in each run where
-NVML gave them (at the power cap a warmer GPU runs at another clock); with --speedups, each run's per-layer speedups over BF16
-(from gemm_report --format=json) side by side.
+NVML gave them (at the power cap a warmer GPU runs at another clock); with --speedups, each
+run's per-layer speedups over BF16 (from gemm_report --format=json) side by side.
 
     tools/run_diff.py a.json b.json [--speedups --report=build/tools/gemm_report]
 
