@@ -1,7 +1,6 @@
 #include "bench/kernel_timer.h"
 
 #include <cxxabi.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +13,8 @@
 
 #if GEMMSCOPE_HAVE_CUPTI
 #include <cupti_activity.h>
+
+#include "bench/cupti_library.h"
 #endif
 
 namespace gemmscope {
@@ -126,26 +127,18 @@ struct TimedActivity {
 class Cupti {
  public:
   Cupti() {
-    library_ = dlopen_cupti();
-    const auto symbol = [this](const char* name) {
-      void* address = dlsym(library_, name);
-      if (address == nullptr)
-        throw std::runtime_error(std::string("libcupti has no ") + name);
-      return address;
-    };
-    enable_ = reinterpret_cast<decltype(enable_)>(symbol("cuptiActivityEnable"));
-    disable_ = reinterpret_cast<decltype(disable_)>(symbol("cuptiActivityDisable"));
-    flush_all_ = reinterpret_cast<decltype(flush_all_)>(symbol("cuptiActivityFlushAll"));
-    next_record_ = reinterpret_cast<decltype(next_record_)>(symbol("cuptiActivityGetNextRecord"));
-    push_ = reinterpret_cast<decltype(push_)>(symbol("cuptiActivityPushExternalCorrelationId"));
-    pop_ = reinterpret_cast<decltype(pop_)>(symbol("cuptiActivityPopExternalCorrelationId"));
-    result_string_ = reinterpret_cast<decltype(result_string_)>(symbol("cuptiGetResultString"));
-    const auto register_callbacks = reinterpret_cast<CUptiResult (*)(
+    enable_ = cupti::symbol<decltype(enable_)>("cuptiActivityEnable");
+    disable_ = cupti::symbol<decltype(disable_)>("cuptiActivityDisable");
+    flush_all_ = cupti::symbol<decltype(flush_all_)>("cuptiActivityFlushAll");
+    next_record_ = cupti::symbol<decltype(next_record_)>("cuptiActivityGetNextRecord");
+    push_ = cupti::symbol<decltype(push_)>("cuptiActivityPushExternalCorrelationId");
+    pop_ = cupti::symbol<decltype(pop_)>("cuptiActivityPopExternalCorrelationId");
+    const auto register_callbacks = cupti::symbol<CUptiResult (*)(
         CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc)>(
-        symbol("cuptiActivityRegisterCallbacks"));
+        "cuptiActivityRegisterCallbacks");
     instance_ = this;
-    check(register_callbacks(&buffer_requested, &buffer_completed),
-          "cuptiActivityRegisterCallbacks");
+    cupti::check(register_callbacks(&buffer_requested, &buffer_completed),
+                 "cuptiActivityRegisterCallbacks");
   }
   ~Cupti() {
     instance_ = nullptr;  // the library stays loaded: CUPTI keeps threads of its own
@@ -158,17 +151,19 @@ class Cupti {
       external_ids_.clear();
     }
     for (const CUpti_ActivityKind kind : kKinds)
-      check(enable_(kind), "cuptiActivityEnable");
+      cupti::check(enable_(kind), "cuptiActivityEnable");
   }
-  void enter(std::uint64_t id) { check(push_(kCorrelationKind, id), "cuptiActivityPush..."); }
+  void enter(std::uint64_t id) {
+    cupti::check(push_(kCorrelationKind, id), "cuptiActivityPush...");
+  }
   void leave() {
     std::uint64_t id = 0;
-    check(pop_(kCorrelationKind, &id), "cuptiActivityPopExternalCorrelationId");
+    cupti::check(pop_(kCorrelationKind, &id), "cuptiActivityPopExternalCorrelationId");
   }
   std::map<std::uint64_t, std::vector<KernelActivity>> end() {
-    check(flush_all_(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    cupti::check(flush_all_(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     for (const CUpti_ActivityKind kind : kKinds)
-      check(disable_(kind), "cuptiActivityDisable");
+      cupti::check(disable_(kind), "cuptiActivityDisable");
     const std::lock_guard<std::mutex> lock(mutex_);
     std::sort(
         activities_.begin(), activities_.end(),
@@ -187,25 +182,6 @@ class Cupti {
   }
 
  private:
-  static void* dlopen_cupti() {
-    // The toolkit's own library first (the records' layout is that of the headers we were
-    // built with), then whatever the loader finds.
-    for (const char* name : {GEMMSCOPE_CUPTI_LIBRARY, "libcupti.so", "libcupti.so.13"}) {
-      if (void* library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-        return library;
-    }
-    throw std::runtime_error(std::string("cannot load CUPTI (") + GEMMSCOPE_CUPTI_LIBRARY +
-                             "): " + dlerror());
-  }
-
-  void check(CUptiResult result, const char* call) const {
-    if (result == CUPTI_SUCCESS)
-      return;
-    const char* text = nullptr;
-    result_string_(result, &text);
-    throw std::runtime_error(std::string(call) + ": " + (text ? text : "unknown CUPTI error"));
-  }
-
   static void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
     *size = *buffer == nullptr ? 0 : kBufferBytes;
@@ -254,14 +230,12 @@ class Cupti {
   }
 
   static inline Cupti* instance_ = nullptr;
-  void* library_ = nullptr;
   CUptiResult (*enable_)(CUpti_ActivityKind) = nullptr;
   CUptiResult (*disable_)(CUpti_ActivityKind) = nullptr;
   CUptiResult (*flush_all_)(uint32_t) = nullptr;
   CUptiResult (*next_record_)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
   CUptiResult (*push_)(CUpti_ExternalCorrelationKind, uint64_t) = nullptr;
   CUptiResult (*pop_)(CUpti_ExternalCorrelationKind, uint64_t*) = nullptr;
-  CUptiResult (*result_string_)(CUptiResult, const char**) = nullptr;
 
   std::mutex mutex_;  // CUPTI calls buffer_completed from a thread of its own
   std::vector<TimedActivity> activities_;
