@@ -78,6 +78,15 @@ void add_clock_counters(benchmark::UserCounters& counters, const ClockSummary& c
     counters["temperature_c"] = *clocks.mean_temperature_c;
 }
 
+// The clock the performance monitors counted, beside NVML's; none without samples.
+void add_gpc_clock_counters(benchmark::UserCounters& counters, const GpcClockSummary& gpc_clock) {
+  if (gpc_clock.samples == 0)
+    return;
+  counters["gpc_clock_mhz"] = gpc_clock.mean_mhz;
+  if (gpc_clock.sm_active_pct)
+    counters["sm_active_pct"] = *gpc_clock.sm_active_pct;
+}
+
 void append_note(std::string& label, const std::string& note) {
   label += (label.empty() ? "" : " ") + ("[" + note + "]");
 }
@@ -121,6 +130,7 @@ BenchSession::BenchSession(const BenchOptions& options) : options_(options) {}
 
 BenchSession::~BenchSession() {
   prepared_.reset();
+  gpc_clock_sampler_.reset();
   kernel_timer_.reset();
   clock_monitor_.reset();
   timer_.reset();
@@ -144,6 +154,8 @@ void BenchSession::start_gpu() {
   CUDA_CHECK(cudaGetDevice(&cuda_device));
   clock_monitor_ = std::make_unique<ClockMonitor>(cuda_device);
   kernel_timer_ = std::make_unique<KernelTimer>();
+  if (options_.timing.gpc_clock)
+    gpc_clock_sampler_ = std::make_unique<GpcClockSampler>(cuda_device);
   if (!options_.timeline_path.empty()) {
     timeline_ = std::make_unique<Timeline>(options_.timeline_path);
     clock_monitor_->keep_readings(true);
@@ -160,7 +172,8 @@ WarmupResult BenchSession::warm_up() {
 }
 
 GroupTimer BenchSession::group_timer() {
-  return GroupTimer(*timer_, *clock_monitor_, *kernel_timer_, stream_, options_.timing);
+  return GroupTimer(*timer_, *clock_monitor_, *kernel_timer_, gpc_clock_sampler_.get(), stream_,
+                    options_.timing);
 }
 
 std::unique_ptr<BenchSession::PreparedCase> BenchSession::prepare(size_t index) {
@@ -289,6 +302,7 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
   if (settle.attempted)
     counters["settle_ms"] = settle.seconds * 1e3;
   add_clock_counters(counters, group.clocks);
+  add_gpc_clock_counters(counters, group.gpc_clock);
   if (samples.kernels.iterations > 0) {
     counters["kernel_ms"] = samples.kernels.mean_ms;
     counters["kernels"] = samples.kernels.per_iteration;
@@ -384,15 +398,15 @@ void BenchSession::run_benchmark_loop(benchmark::State& state, size_t index) {
     prepared_->settled = true;
     MemberSamples samples;
     const ProfilerScope profiler(options_.profile);
-    timer.begin_kernel_recording();
+    GroupSamples group;
+    timer.begin_recording();
     std::uint64_t iteration = 0;
     for (auto _ : state) {
       const double seconds = timer.time_iteration(member, kernel_id(0, iteration++));
       state.SetIterationTime(seconds);
       samples.seconds.push_back(seconds);
     }
-    samples.kernels = timer.end_kernel_recording(1).front();
-    GroupSamples group;
+    samples.kernels = timer.end_recording(1, &group.gpc_clock).front();
     group.clocks = clock_monitor_->stop();
     CaseResult result = measured_result(*prepared_, samples, settle, group);
     // Google Benchmark reports the mean of its iterations here; the rates follow it.

@@ -23,6 +23,7 @@
 
 #include "bench/clock_monitor.h"
 #include "bench/device_info.h"
+#include "bench/gpc_clock_sampler.h"
 #include "bench/gpu_warmup.h"
 #include "bench/iteration_timer.h"
 #include "bench/kernel_timer.h"
@@ -66,6 +67,8 @@ class BenchSession {
   cudaStream_t stream() const { return stream_; }
   ClockMonitor& clock_monitor() { return *clock_monitor_; }
   const KernelTimer& kernel_timer() const { return *kernel_timer_; }
+  // Null with --gpc_clock=off.
+  const GpcClockSampler* gpc_clock_sampler() const { return gpc_clock_sampler_.get(); }
   // Warms the GPU up before the first case (gpu_warmup.h). With --timeline, the warm-up's NVML
   // readings are the file's first rows (group "warmup"): how the GPU heated up, and where the
   // warm-up stopped.
@@ -119,7 +122,8 @@ class BenchSession {
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<ClockMonitor> clock_monitor_;
   std::unique_ptr<KernelTimer> kernel_timer_;
-  std::unique_ptr<Timeline> timeline_;  // with --timeline
+  std::unique_ptr<GpcClockSampler> gpc_clock_sampler_;  // with --gpc_clock=on
+  std::unique_ptr<Timeline> timeline_;                  // with --timeline
 };
 
 // Google Benchmark 1.8 can mark a case skipped; 1.7 only errored. Either way the reason shows.

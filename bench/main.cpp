@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     try {
       session.start_gpu();
       add_run_context(session.device(), session.measurements(), session.clock_monitor(),
-                      session.kernel_timer(), workload, options);
+                      session.kernel_timer(), session.gpc_clock_sampler(), workload, options);
       add_warmup_context(session.warm_up());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gemm_bench: GPU set-up failed: %s\n", e.what());

@@ -157,6 +157,8 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
     options->timing.sampling.max_time_s = parse_number(flag, 0, 3600, false, "a number of seconds");
   } else if (flag.name == "kernel_timer") {
     options->timing.kernel_timer = parse_bool(flag);
+  } else if (flag.name == "gpc_clock") {
+    options->timing.gpc_clock = parse_bool(flag);
   } else if (flag.name == "list_kernels") {
     options->list_kernels = parse_bool(flag);
   } else if (flag.name == "timeline") {
@@ -200,6 +202,7 @@ BenchOptions parse_options(int* argc, char** argv) {
     // case's NVTX range), and CUPTI serves one client: the profiler.
     options.timing.steady_state = false;
     options.timing.kernel_timer = false;
+    options.timing.gpc_clock = false;
   }
   return options;
 }
@@ -291,6 +294,10 @@ How to time (see the README's "How a case is timed"):
   iterations is one sample (after settling), and the time is their mean.
   --kernel_timer=on|off      CUPTI records of every kernel of a case's timed work: counters
                              kernel_ms and kernels (default on where CUPTI loads)
+  --gpc_clock=on|off         read the GPC clock from the GPU's performance monitors (CUPTI PM
+                             sampling) while each group is sampled: counters gpc_clock_mhz and
+                             sm_active_pct beside NVML's sm_clock_mhz (default on where CUPTI
+                             allows it)
   --list_kernels             print the kernels of each case (name, median duration) to stderr
   --timeline=FILE            write every NVML reading and every timed sample as CSV, to see
                              how each group settled and whether anything moved while sampled
@@ -321,7 +328,8 @@ How to time (see the README's "How a case is timed"):
                                         FP8Block; needs a build with CUTLASS, see the README)
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
-                             serialise launches); no settling and no kernel timer; times are
+                             serialise launches); no settling, no kernel timer and no GPC
+                             clock; times are
                              then not comparable
   --help                     this text
 )";

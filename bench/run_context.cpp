@@ -48,7 +48,8 @@ void add_routing_context(const Workload& workload, const BenchOptions& options) 
 
 void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
                      const ClockMonitor& clock_monitor, const KernelTimer& kernel_timer,
-                     const Workload& workload, const BenchOptions& options) {
+                     const GpcClockSampler* gpc_clock_sampler, const Workload& workload,
+                     const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
   AddCustomContext("compute_capability", device.compute_capability());
@@ -99,6 +100,13 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
                                    : kernel_timer.available()
                                        ? "available (CUPTI)"
                                        : "unavailable: " + kernel_timer.unavailable_reason());
+  // Whether cases carry gpc_clock_mhz and sm_active_pct, and why not.
+  AddCustomContext("gpc_clock", gpc_clock_sampler == nullptr ? "off"
+                                : gpc_clock_sampler->available()
+                                    ? "available (CUPTI PM sampling, every " +
+                                          std::to_string(GpcClockSampler::kIntervalNs / 1000) +
+                                          " us)"
+                                    : "unavailable: " + gpc_clock_sampler->unavailable_reason());
   AddCustomContext("shard",
                    std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count));
 }

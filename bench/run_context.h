@@ -5,6 +5,7 @@
 
 #include "bench/clock_monitor.h"
 #include "bench/device_info.h"
+#include "bench/gpc_clock_sampler.h"
 #include "bench/gpu_warmup.h"
 #include "bench/kernel_timer.h"
 #include "bench/options.h"
@@ -15,7 +16,8 @@ namespace gemmscope {
 
 void add_run_context(const DeviceInfo& device, const RunMeasurements& measurements,
                      const ClockMonitor& clock_monitor, const KernelTimer& kernel_timer,
-                     const Workload& workload, const BenchOptions& options);
+                     const GpcClockSampler* gpc_clock_sampler, const Workload& workload,
+                     const BenchOptions& options);
 
 // How long the warm-up ran and how warm it left the GPU.
 void add_warmup_context(const WarmupResult& warmup);

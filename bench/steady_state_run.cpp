@@ -28,11 +28,12 @@ constexpr size_t kMaxBatchItems = 32;
 }  // namespace
 
 GroupTimer::GroupTimer(IterationTimer& timer, ClockMonitor& clock_monitor,
-                       KernelTimer& kernel_timer, cudaStream_t stream,
-                       const TimingSettings& settings)
+                       KernelTimer& kernel_timer, GpcClockSampler* gpc_clock_sampler,
+                       cudaStream_t stream, const TimingSettings& settings)
     : timer_(timer),
       clock_monitor_(clock_monitor),
       kernel_timer_(kernel_timer),
+      gpc_clock_sampler_(settings.gpc_clock ? gpc_clock_sampler : nullptr),
       stream_(stream),
       settings_(settings) {}
 
@@ -148,18 +149,22 @@ SettleResult GroupTimer::settle(const std::vector<GroupMember>& members) {
   return result;
 }
 
-void GroupTimer::begin_kernel_recording() {
+void GroupTimer::begin_recording() {
   recording_kernels_ = settings_.kernel_timer && kernel_timer_.available();
   if (recording_kernels_)
     kernel_timer_.begin();
+  if (gpc_clock_sampler_ != nullptr)
+    gpc_clock_sampler_->start();
 }
 
-std::vector<KernelSummary> GroupTimer::end_kernel_recording(size_t members) {
+std::vector<KernelSummary> GroupTimer::end_recording(size_t members, GpcClockSummary* gpc_clock) {
   std::vector<KernelSummary> summaries(members);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (gpc_clock_sampler_ != nullptr)
+    *gpc_clock = gpc_clock_sampler_->stop();
   if (!recording_kernels_)
     return summaries;
   recording_kernels_ = false;
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
   std::vector<std::vector<std::vector<KernelActivity>>> iterations(members);
   for (auto& [id, activities] : kernel_timer_.end()) {
     const size_t member = static_cast<size_t>(id >> 32);
@@ -174,7 +179,7 @@ std::vector<KernelSummary> GroupTimer::end_kernel_recording(size_t members) {
 GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
   GroupSamples result;
   result.members.resize(members.size());
-  begin_kernel_recording();
+  begin_recording();
   const Clock::time_point start = Clock::now();
   double next_check = 0;
   bool targets_met = false;
@@ -197,7 +202,7 @@ GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
     result.sampling_s = elapsed;
     return result.verdict == SamplingVerdict::kContinue;
   });
-  const std::vector<KernelSummary> kernels = end_kernel_recording(members.size());
+  const std::vector<KernelSummary> kernels = end_recording(members.size(), &result.gpc_clock);
   for (size_t i = 0; i < members.size(); ++i)
     result.members[i].kernels = kernels[i];
   result.clocks = clock_monitor_.stop();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/clock_monitor.h"
+#include "bench/gpc_clock_sampler.h"
 #include "bench/iteration_timer.h"
 #include "bench/kernel_timer.h"
 #include "bench/stopping_rule.h"
@@ -32,6 +33,7 @@ struct TimingSettings {
   double max_settle_s = 5;   // give up settling after this long (the case's label says so)
   SamplingSettings sampling;
   bool kernel_timer = true;  // CUPTI records of each iteration's kernels
+  bool gpc_clock = true;     // CUPTI PM sampling of the GPC clock while sampling
 };
 
 // One prepared case in a group.
@@ -56,8 +58,9 @@ struct MemberSamples {
 struct GroupSamples {
   std::vector<MemberSamples> members;  // in the order of the members given
   SamplingVerdict verdict = SamplingVerdict::kContinue;
-  double sampling_s = 0;  // wall time of the sampling rounds
-  ClockSummary clocks;    // NVML over the sampling rounds
+  double sampling_s = 0;      // wall time of the sampling rounds
+  ClockSummary clocks;        // NVML over the sampling rounds
+  GpcClockSummary gpc_clock;  // the performance monitors over the sampling rounds
 };
 
 // Samples are enqueued in batches behind a held stream (iteration_timer.h), and a held stream
@@ -79,8 +82,10 @@ size_t batch_sample_count(const std::vector<size_t>& member_launches, std::uint6
 
 class GroupTimer {
  public:
+  // `gpc_clock_sampler` may be null (--gpc_clock=off).
   GroupTimer(IterationTimer& timer, ClockMonitor& clock_monitor, KernelTimer& kernel_timer,
-             cudaStream_t stream, const TimingSettings& settings);
+             GpcClockSampler* gpc_clock_sampler, cudaStream_t stream,
+             const TimingSettings& settings);
 
   // Starts watching the clocks and runs the members round-robin, untimed, until the GPU has
   // settled (or max_settle_s); with steady_state off, only starts watching.
@@ -92,10 +97,10 @@ class GroupTimer {
   // driven by Google Benchmark's own --benchmark_min_time runs): its GPU time in seconds.
   // `kernel_id`, when recording, marks its kernels for the kernel timer.
   double time_iteration(const GroupMember& member, std::uint64_t kernel_id);
-  // Kernel recording around a loop of time_iteration() calls; off without CUPTI or when
-  // switched off.
-  void begin_kernel_recording();
-  std::vector<KernelSummary> end_kernel_recording(size_t members);
+  // Kernel recording and GPC clock sampling around a loop of time_iteration() calls; each is
+  // off without CUPTI or when switched off.
+  void begin_recording();
+  std::vector<KernelSummary> end_recording(size_t members, GpcClockSummary* gpc_clock);
 
  private:
   // One timed piece of work of a batch.
@@ -115,6 +120,7 @@ class GroupTimer {
   IterationTimer& timer_;
   ClockMonitor& clock_monitor_;
   KernelTimer& kernel_timer_;
+  GpcClockSampler* gpc_clock_sampler_;
   cudaStream_t stream_;
   TimingSettings settings_;
   bool recording_kernels_ = false;

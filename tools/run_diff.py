@@ -69,10 +69,12 @@ def mean_counter(entries, names, counter):
 
 
 def group_state(a, b, names):
-    """The group's mean SM clock and temperature in the first run and in the second, as text;
-    empty where the runs do not have them (no NVML, or runs from before the counter)."""
+    """The group's mean SM clock (NVML's), GPC clock (the performance monitors') and temperature
+    in the first run and in the second, as text; empty where the runs do not have them (no NVML
+    or no PM sampling, or runs from before the counter)."""
     parts = []
-    for counter, unit, digits in (("sm_clock_mhz", " MHz", 0), ("temperature_c", " C", 1)):
+    for counter, unit, digits in (("sm_clock_mhz", " MHz", 0), ("gpc_clock_mhz", " MHz GPC", 0),
+                                  ("temperature_c", " C", 1)):
         first, second = mean_counter(a, names, counter), mean_counter(b, names, counter)
         if first is not None and second is not None:
             parts.append(f"{first:.{digits}f} -> {second:.{digits}f}{unit}")
@@ -102,7 +104,8 @@ def describe_groups(diffs, a, b):
     groups = {}
     for name, d in diffs:
         groups.setdefault(group_of(name), []).append((name, d))
-    print("by group (mean difference, range; SM clock and temperature, first -> second):")
+    print("by group (mean difference, range; SM clock, GPC clock and temperature, "
+          "first -> second):")
     for group, members in groups.items():
         values = [d for _, d in members]
         names = [n for n, _ in members]
