@@ -296,8 +296,9 @@ How to time (see the README's "How a case is timed"):
                              kernel_ms and kernels (default on where CUPTI loads)
   --gpc_clock=on|off         read the GPC clock from the GPU's performance monitors (CUPTI PM
                              sampling) while each group is sampled: counters gpc_clock_mhz and
-                             sm_active_pct beside NVML's sm_clock_mhz (default on where CUPTI
-                             allows it)
+                             sm_active_pct beside NVML's sm_clock_mhz. A diagnostic, off by
+                             default: with it on, power-capped GEMM groups ran 0.4-1.5% slower
+                             on an H200; compare runs that both had it on
   --list_kernels             print the kernels of each case (name, median duration) to stderr
   --timeline=FILE            write every NVML reading and every timed sample as CSV, to see
                              how each group settled and whether anything moved while sampled

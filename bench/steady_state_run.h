@@ -33,7 +33,9 @@ struct TimingSettings {
   double max_settle_s = 5;   // give up settling after this long (the case's label says so)
   SamplingSettings sampling;
   bool kernel_timer = true;  // CUPTI records of each iteration's kernels
-  bool gpc_clock = true;     // CUPTI PM sampling of the GPC clock while sampling
+  // CUPTI PM sampling of the GPC clock while sampling. Off by default: it costs the GEMMs
+  // time (gpc_clock_sampler.h).
+  bool gpc_clock = false;
 };
 
 // One prepared case in a group.

@@ -5,7 +5,8 @@ quantization cases apart, and the worst cases; then the mean difference of each 
 timed together (a whole group moving together is the GPU at another operating point for that
 group, not noise in single cases), with the group's SM clock and temperature in each run where
 NVML gave them (at the power cap a warmer GPU runs at another clock), flagging a group whose
-slower run had the higher clock; with --speedups, each run's per-layer speedups over BF16 (from
+slower run had the higher clock; where both runs read the GPC clock (gemm_bench --gpc_clock),
+that clock too and the group's difference in GPC cycles; with --speedups, each run's per-layer speedups over BF16 (from
 gemm_report --format=json) side by side.
 
     tools/run_diff.py a.json b.json [--speedups --report=build/tools/gemm_report]
@@ -100,6 +101,19 @@ def slower_at_higher_clock(time_pct, a, b, names):
             and abs(clock_pct) >= SLOWER_AT_HIGHER_CLOCK_MIN_CLOCK_PCT)
 
 
+def cycle_difference(time_pct, a, b, names):
+    """The group's difference in GPC cycles per case (its time difference with the GPC clock's
+    taken out), in percent; None unless both runs read the GPC clock (--gpc_clock). A time
+    difference that vanishes in cycles is the GPU having run at another clock, not the GEMMs
+    having done more work: on an H200 a BF16 group's 1.1% shifts between sweeps were within
+    0.1% in cycles."""
+    first = mean_counter(a, names, "gpc_clock_mhz")
+    second = mean_counter(b, names, "gpc_clock_mhz")
+    if not first or not second:
+        return None
+    return 100.0 * ((1 + time_pct / 100.0) * second / first - 1)
+
+
 def describe_groups(diffs, a, b):
     groups = {}
     for name, d in diffs:
@@ -112,8 +126,10 @@ def describe_groups(diffs, a, b):
         mean = sum(values) / len(values)
         flag = ("  <- slower at a higher SM clock: rerun this group"
                 if slower_at_higher_clock(mean, a, b, names) else "")
+        cycles = cycle_difference(mean, a, b, names)
+        in_cycles = f", in GPC cycles {cycles:+.2f}%" if cycles is not None else ""
         print(f"    {group:20s} {mean:+.2f}%  {min(values):+.2f}..{max(values):+.2f}%  "
-              f"({len(values)} cases){group_state(a, b, names)}{flag}")
+              f"({len(values)} cases){group_state(a, b, names)}{in_cycles}{flag}")
 
 
 def speedups(report, path):

@@ -1,17 +1,17 @@
 // The GPC clock sampler: how samples become a clock (synthetic samples), harmless without a
-// GPU, and on a GPU a clock that NVML's agrees with while work runs.
+// GPU, and on a GPU the clock the SMs count themselves. Not NVML's: on an H200 at its power
+// cap the counters read 7-9% below NVML in GEMMs (gpc_clock_sampler.h), and on an H100 and
+// an H200 they read 30% below it under random fills (one at a time on the H100, back to back
+// on the H200), for reasons not known.
 
 #include "bench/gpc_clock_sampler.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <memory>
 
-#include "bench/clock_monitor.h"
-#include "kernels/device_buffer.h"
-#include "kernels/random_fill.h"
 #include "quant/cuda_check.h"
+#include "tests/bench/sm_clock_probe.h"
 #include "tests/gpu_test_support.h"
 
 namespace gemmscope {
@@ -64,60 +64,38 @@ TEST(GpcClockSampler, WithoutAGpuItIsUnavailableAndHarmless) {
   EXPECT_EQ(sampler.stop().samples, 0);
 }
 
-TEST(GpcClockSampler, AgreesWithNvmlWhileTheGpuWorks) {
+TEST(GpcClockSampler, CountsTheCyclesTheSmsCount) {
   GEMMSCOPE_REQUIRE_GPU();
   CUDA_CHECK(cudaSetDevice(0));
   CUDA_CHECK(cudaFree(nullptr));  // the context PM sampling attaches to
   GpcClockSampler sampler(0);
   if (!sampler.available())
     GTEST_SKIP() << "no PM sampling here: " << sampler.unavailable_reason();
-  ClockMonitor nvml(0);
-  DeviceBuffer<float> buffer(64 << 20);
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreate(&stream));
   const std::unique_ptr<CUstream_st, cudaError_t (*)(cudaStream_t)> stream_owner(stream,
                                                                                  cudaStreamDestroy);
-  // Fills back to back, 100 (about 10 ms) between waits: the GPU must not idle, because an
-  // idle GPC's clock is gated and its cycles stop counting (one fill at a time, each waited
-  // for, read two thirds of NVML's clock on an H100).
-  const auto busy = [&](double seconds) {
-    const auto start = std::chrono::steady_clock::now();
-    for (uint64_t seed = 1;
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds;
-         seed += 100) {
-      for (uint64_t i = 0; i < 100; ++i)
-        fill_normal(buffer.get(), buffer.size(), seed + i, 0, 1, stream);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
-  };
-  busy(0.2);  // off the idle clock first
-  nvml.start();
+  ::gemmscope::testing::spin_and_measure_sm_clock_mhz(0.1, stream);  // off the idle clock
   sampler.start();
-  busy(0.5);
+  const double sm_mhz = ::gemmscope::testing::spin_and_measure_sm_clock_mhz(0.5, stream);
   const GpcClockSummary gpc = sampler.stop();
-  const ClockSummary clocks = nvml.stop();
   ASSERT_TRUE(sampler.available()) << sampler.unavailable_reason();
-  // 0.5 s at one sample every 2 ms.
-  EXPECT_GE(gpc.samples, 150);
-  EXPECT_LE(gpc.samples, 400);
-  EXPECT_GE(gpc.min_mhz, 100);
+  // 0.5 s at one sample every 2 ms (and a little on either side of the spin).
+  EXPECT_GE(gpc.samples, 200);
+  EXPECT_LE(gpc.samples, 300);
+  EXPECT_GT(sm_mhz, 300);
+  EXPECT_LT(sm_mhz, 3000);
+  EXPECT_NEAR(gpc.mean_mhz, sm_mhz, 0.02 * sm_mhz) << "the SMs' clock64() and the GPC counters";
   EXPECT_LE(gpc.min_mhz, gpc.mean_mhz);
-  EXPECT_GT(gpc.mean_mhz, 300);
-  EXPECT_LT(gpc.mean_mhz, 3000);
   ASSERT_TRUE(gpc.sm_active_pct.has_value());
-  EXPECT_GT(*gpc.sm_active_pct, 50);
+  EXPECT_GT(*gpc.sm_active_pct, 90);  // every SM has a warp all along
   EXPECT_LE(*gpc.sm_active_pct, 100.5);
-  if (nvml.available()) {
-    ASSERT_GT(clocks.samples, 0);
-    EXPECT_NEAR(gpc.mean_mhz, clocks.mean_sm_clock_mhz, 0.05 * clocks.mean_sm_clock_mhz)
-        << "PM sampling and NVML disagree on the clock";
-  }
   // A second measurement starts afresh.
   sampler.start();
-  busy(0.1);
+  ::gemmscope::testing::spin_and_measure_sm_clock_mhz(0.1, stream);
   const GpcClockSummary again = sampler.stop();
-  EXPECT_GE(again.samples, 20);
-  EXPECT_LE(again.samples, 100);
+  EXPECT_GE(again.samples, 40);
+  EXPECT_LE(again.samples, 80);
 }
 
 }  // namespace

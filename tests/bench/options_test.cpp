@@ -100,7 +100,7 @@ TEST(Options, TimingDefaults) {
   EXPECT_EQ(options.timing.sampling.min_time_capped_s, 4.0);
   EXPECT_EQ(options.timing.sampling.max_time_s, 8.0);
   EXPECT_TRUE(options.timing.kernel_timer);
-  EXPECT_TRUE(options.timing.gpc_clock);
+  EXPECT_FALSE(options.timing.gpc_clock);  // a diagnostic: it costs the GEMMs time
   EXPECT_FALSE(options.list_kernels);
   EXPECT_EQ(options.timeline_path, "");
   EXPECT_EQ(options.shard_index, 0);
@@ -132,16 +132,16 @@ TEST(Options, TimingFlagsParse) {
 }
 
 TEST(Options, BooleanTimingFlagsTakeOnAndOff) {
-  Args args({"--steady_state=on", "--kernel_timer=off", "--list_kernels=off", "--gpc_clock=off"});
+  Args args({"--steady_state=on", "--kernel_timer=off", "--list_kernels=off", "--gpc_clock"});
   const BenchOptions options = parse_options(&args.argc, args.pointers.data());
   EXPECT_TRUE(options.timing.steady_state);
   EXPECT_FALSE(options.timing.kernel_timer);
-  EXPECT_FALSE(options.timing.gpc_clock);
+  EXPECT_TRUE(options.timing.gpc_clock);
   EXPECT_FALSE(options.list_kernels);
 }
 
 TEST(Options, ProfileTurnsOffWhatAProfilerWouldSeeOrServe) {
-  Args args({"--profile"});
+  Args args({"--profile", "--gpc_clock=on"});
   const BenchOptions options = parse_options(&args.argc, args.pointers.data());
   EXPECT_TRUE(options.profile);
   EXPECT_FALSE(options.timing.steady_state);  // settling would be profiled too
