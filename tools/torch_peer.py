@@ -8,15 +8,16 @@ side by side:
     compare.py benchmarks torch.json gemmscope.json
 
 Usage: torch_peer.py [--gemm_bench=PATH | --cases=FILE] [--filter=REGEX] [--out=FILE]
-                     [--repetitions=R] [timing options] [--list_kernels] [--dry-run]
-                     [-- GEMM_BENCH_FLAGS...]
+                     [--repetitions=R] [--gpu_warmup=S] [--max_warmup=S] [timing options]
+                     [--list_kernels] [--dry-run] [-- GEMM_BENCH_FLAGS...]
 
 Cases come from `gemm_bench --benchmark_list_tests GEMM_BENCH_FLAGS...` (or one name a line in
 FILE); only BF16/{pass}/{op}/native/M:/K:/N: and FP8Current/{pass}/{op}/prequant/M:/K:/N: cases
 are kept. --dry-run prints the groups and each case's operands and call without importing
 torch.
 
-How cases are timed, as gemm_bench times them (bench/steady_state_run.h): the cases of one
+How cases are timed, as gemm_bench times them (bench/steady_state_run.h): first the GPU is warmed
+up as gemm_bench warms it up (bench/gpu_warmup.h); then the cases of one
 precision form a group, prepared together and run round-robin (one sample of each in turn), so
 that every member is timed at the clock the group's mix of work holds, as in a training step.
 The group first runs untimed until NVML shows the SM clock and board power settled (or
@@ -64,6 +65,15 @@ STOPPING_CHECK_S = 0.05
 # Without NVML nothing says when the GPU has settled: settle this long instead (gemm_bench's
 # kBlindSettleSeconds).
 BLIND_SETTLE_S = 1.0
+
+# gemm_bench's warm-up (bench/gpu_warmup.h): BF16 GEMMs before the first group, at least
+# --gpu_warmup seconds, then until the GPU's temperature has risen by less than
+# WARMUP_MAX_RISE_C over WARMUP_WINDOW_S, at most --max_warmup seconds. At its power cap a GPU's
+# clock depends on its temperature; without the warm-up the peer's first group ran 2-11 C cooler
+# than gemm_bench's groups on three H100s.
+WARMUP_WINDOW_S = 10.0
+WARMUP_MAX_RISE_C = 1.0
+WARMUP_GEMM_SIZE = 8192
 
 # NVML. Field values in mW: the instant board power, and the one-second average the power
 # limiter regulates (nvmlDeviceGetPowerUsage is that average on Ampere and later).
@@ -466,6 +476,10 @@ class NvmlMonitor:
                 pass
         return instant, average
 
+    def temperature_c(self):
+        """The GPU's temperature now, from any thread; None where NVML does not give it."""
+        return self._read_temperature_c()
+
     def _read_temperature_c(self):
         nvml = self._nvml
         try:
@@ -538,6 +552,62 @@ class NvmlMonitor:
     def close(self):
         self._stop.set()
         self._thread.join()
+
+
+class TemperatureTrend:
+    """gemm_bench's TemperatureTrend: fed readings in time order, settled once they span
+    WARMUP_WINDOW_S and the newest is less than WARMUP_MAX_RISE_C above the one a window
+    earlier."""
+
+    def __init__(self):
+        # (time, celsius): the newest reading at least a window old, and every one after it.
+        self._readings = collections.deque()
+
+    def add(self, time_s, celsius):
+        self._readings.append((time_s, celsius))
+        while len(self._readings) > 1 and self._readings[1][0] <= time_s - WARMUP_WINDOW_S:
+            self._readings.popleft()
+
+    def settled(self):
+        if len(self._readings) < 2:
+            return False
+        (first_s, first_c), (last_s, last_c) = self._readings[0], self._readings[-1]
+        return last_s - first_s >= WARMUP_WINDOW_S and last_c - first_c < WARMUP_MAX_RISE_C
+
+
+def warm_up_gpu(torch, monitor, min_s, max_s, now=time.monotonic):
+    """Busy BF16 GEMMs until the GPU is as warm as gemm_bench leaves it: (seconds, last
+    temperature or None, whether it stopped rising)."""
+    if min_s <= 0 and max_s <= 0:
+        return 0.0, None, False
+    size = WARMUP_GEMM_SIZE
+    a = torch.randn(size, size, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(size, size, dtype=torch.bfloat16, device="cuda")
+    trend = TemperatureTrend()
+    temperature, settled = None, False
+    start = now()
+    while True:
+        for _ in range(10):
+            torch.matmul(a, b)  # about 15 ms of work on an H100
+        torch.cuda.synchronize()
+        elapsed = now() - start
+        if monitor is not None:
+            reading = monitor.temperature_c()
+            if reading is not None:
+                temperature = reading
+                trend.add(elapsed, reading)
+        if elapsed < min_s:
+            continue
+        settled = trend.settled()
+        if settled or elapsed >= max_s:
+            return elapsed, temperature, settled
+
+
+def warmup_context(temperature, settled):
+    """gemm_bench's gpu_warmup_temperature text."""
+    if temperature is None:
+        return "unknown (no NVML)"
+    return f"{int(temperature)} C, " + ("settled" if settled else "still rising at --max_warmup")
 
 
 def open_nvml_monitor(torch):
@@ -921,6 +991,11 @@ def run(cases, args):
     settings = Settings(args.max_settle, args.max_noise, args.min_samples, args.min_time,
                         args.min_time_capped, args.max_time)
     flush_buffer = torch.empty(2 * properties.L2_cache_size, dtype=torch.uint8, device="cuda")
+    warmup_s, warmup_temperature, warmup_settled = warm_up_gpu(torch, monitor, args.gpu_warmup,
+                                                               args.max_warmup)
+    torch.cuda.empty_cache()
+    print(f"torch_peer: warmed the GPU up for {warmup_s:.1f} s "
+          f"({warmup_context(warmup_temperature, warmup_settled)})", file=sys.stderr, flush=True)
     context = {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),
@@ -940,6 +1015,8 @@ def run(cases, args):
         "nvml": nvml_status,
         "power_source": monitor.power_source if monitor is not None else "none",
         "l2_flush_bytes": str(flush_buffer.numel()),
+        "gpu_warmup_s": f"{warmup_s:f}",
+        "gpu_warmup_temperature": warmup_context(warmup_temperature, warmup_settled),
         "timing": (f"groups=precision round_robin max_settle={args.max_settle} "
                    f"settle_windows={SETTLE_WINDOWS}x{SETTLE_WINDOW_S * 1000:g}ms "
                    f"clock_band_pct={SETTLE_CLOCK_BAND_PCT:g} "
@@ -1017,6 +1094,12 @@ def parse_args(argv):
     parser.add_argument("--repetitions", type=int, default=1,
                         help="runs of each group (settling and sampling); 2 or more adds "
                              "median/mean/stddev/cv aggregates")
+    parser.add_argument("--gpu_warmup", type=float, default=3.0,
+                        help="busy GEMMs before the first group for at least this many seconds, "
+                             "then until the GPU's temperature stops rising, as gemm_bench does "
+                             "(default 3)")
+    parser.add_argument("--max_warmup", type=float, default=60.0,
+                        help="... but no longer than this (default 60; 0: exactly --gpu_warmup)")
     parser.add_argument("--max_settle", type=float, default=5.0,
                         help="seconds of settling at most; then sampling starts anyway, counter "
                              "settled=0 (default 5)")
@@ -1051,9 +1134,10 @@ def parse_args(argv):
         parser.error(f"--min_samples must be at least {BATCHES} (the mean's 95% interval comes "
                      f"from {BATCHES} batch means)")
     if min(args.max_noise, args.max_time) <= 0 or min(args.max_settle, args.min_time,
-                                                      args.min_time_capped) < 0:
-        parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time "
-                     "and --min_time_capped not negative")
+                                                      args.min_time_capped, args.gpu_warmup,
+                                                      args.max_warmup) < 0:
+        parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time, "
+                     "--min_time_capped, --gpu_warmup and --max_warmup not negative")
     for name in ("min_time", "min_time_capped"):
         if getattr(args, name) > args.max_time:
             parser.error(f"--{name} ({getattr(args, name)} s) is above --max_time "
