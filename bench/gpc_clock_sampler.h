@@ -38,6 +38,7 @@ struct GpcSample {
 
 struct GpcClockSummary {
   int samples = 0;      // 0: nothing was measured, and the other fields mean nothing
+  double seconds = 0;   // the GPU time the samples cover
   double mean_mhz = 0;  // all cycles over all the time sampled
   double min_mhz = 0;   // the slowest sample's
   std::optional<double> sm_active_pct;  // SM-active cycles as a share of elapsed cycles
