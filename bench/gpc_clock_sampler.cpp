@@ -23,7 +23,8 @@ GpcClockSummary summarize_gpc_samples(const std::vector<GpcSample>& samples) {
   double nanoseconds = 0;
   double active_cycles = 0;
   double cycles_with_activity = 0;
-  for (const GpcSample& sample : samples) {
+  for (size_t i = 1; i < samples.size(); ++i) {
+    const GpcSample& sample = samples[i];
     if (sample.end_ns <= sample.start_ns)
       continue;
     const double duration_ns = static_cast<double>(sample.end_ns - sample.start_ns);
