@@ -21,6 +21,8 @@
 #   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
 #            (GEMM and quantization cases apart) and the per-layer speedups side by side
 #   budget   the GEMM cases with a short and with a long sampling budget, compared
+#   gpcclock the GPC clock sampler (--gpc_clock): its GPU test, then BF16 and FP8Current GEMM
+#            groups with it on and off, alternately, three times each: what it costs
 #   peer     tools/torch_peer.py and gemm_bench on the same cases, in the order torch, gemm_bench,
 #            gemm_bench, torch: each pair compared (compare.py input), so what the run order
 #            does shows apart from what the two sides do
@@ -185,6 +187,28 @@ stage_budget() {
     --benchmark_out_format=json
   python3 tools/run_diff.py "$out/budget_short.json" "$out/budget_long.json" --speedups \
     --report="$report" | tee "$out/budget.txt"
+}
+
+# What --gpc_clock (CUPTI PM sampling) reads and what it costs: its GPU test against the SMs'
+# clock64(), then the BF16 and FP8Current GEMM groups with it on and off, three times each,
+# alternately; each neighbouring pair compared (on H200 #3 every "off" run was 0.4-1.5% faster).
+stage_gpcclock() {
+  run gpc_test build/tests/bench/test_bench --gtest_filter='GpcClockSampler.*:SummarizeGpcSamples.*'
+  local name previous=""
+  : >"$out/gpcclock.txt"
+  for name in gpc_on_1 gpc_off_1 gpc_on_2 gpc_off_2 gpc_on_3 gpc_off_3; do
+    local flag=--gpc_clock=on
+    [[ $name == gpc_off_* ]] && flag=--gpc_clock=off
+    run "$name" "$bench" "$flag" '--benchmark_filter=^(BF16|FP8Current)/(Fprop|Dgrad|Wgrad)/' \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    if [ -n "$previous" ]; then
+      echo "--- $previous against $name" >>"$out/gpcclock.txt"
+      python3 tools/run_diff.py "$out/$previous.json" "$out/$name.json" 2>&1 |
+        grep -A3 "by group" >>"$out/gpcclock.txt"
+    fi
+    previous=$name
+  done
+  cat "$out/gpcclock.txt"
 }
 
 # The PyTorch peer on the BF16 native and FP8Current prequant cases beside gemm_bench on the same
