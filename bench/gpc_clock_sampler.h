@@ -6,11 +6,12 @@
 // 1.3-1.6% slower in one sweep than in the next while NVML showed a 5-7% *higher*, flat SM
 // clock at the same power and temperature (README, "How trustworthy are the numbers"). NVML
 // reports the clock the driver set; what the hardware ran may differ, and only the GPC cycle
-// counters see that. Measured: on an H100 the two agreed within 0.6% in every group; on an H200
-// the counters read 7-9% below NVML in every power-capped GEMM group (and agreed in the
-// quantization groups), and BF16 GEMMs took 3.3% longer on the H200 than on the H100, as the
-// counters' clocks predict (3.5%) and NVML's do not (6.6% faster). Between two sweeps on one
-// GPU, the counters' clock explained a BF16 group's 1.1% shifts to within 0.1%.
+// counters see that. Measured: on H100s the two agreed within about 1%, except for one group
+// in that state, where the counters read 5% below NVML; on H200s the counters read 7-9% below
+// NVML in every power-capped GEMM group (and agreed in the quantization groups), and BF16 GEMMs
+// took 3.3% longer on an H200 than on an H100, as the counters' clocks predict (3.5%) and NVML's
+// do not (6.6% faster). Between two sweeps on one H200, the counters' clock explained a BF16
+// group's 1.1% shifts to within 0.1%.
 //
 // The sampler counts GPC cycles over fixed intervals of GPU time (a hardware trigger, every
 // kIntervalNs): no kernel replay, nothing added to the timed stream. It is not free, though:

@@ -330,8 +330,7 @@ How to time (see the README's "How a case is timed"):
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
                              serialise launches); no settling, no kernel timer and no GPC
-                             clock; times are
-                             then not comparable
+                             clock; times are then not comparable
   --help                     this text
 )";
 }
