@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bench/case_filter.h"
-#include "bench/nvtx_range.h"
-#include "bench/sample_statistics.h"
+#include "bench/timing/nvtx_range.h"
+#include "bench/timing/sample_statistics.h"
 #include "kernels/copy_bandwidth.h"
 #include "quant/cuda_check.h"
 #include "quant/unsupported.h"
@@ -284,7 +284,7 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
                                                        const GroupSamples& group) const {
   CaseResult result;
   const TimedWork& work = *prepared.work;
-  // The mean of the samples, without outliers (sample_statistics.h says why not the median).
+  // The mean of the samples, without outliers (timing/sample_statistics.h says why not the median).
   const SampleSummary summary = summarize_samples(samples.seconds);
   result.seconds = summary.mean;
   if (result.seconds <= 0) {

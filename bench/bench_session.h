@@ -4,7 +4,7 @@
 //
 // Google Benchmark calls a case's function once per repetition (and, with an explicit
 // --benchmark_min_time, several times with growing iteration counts). By default the first
-// call of a case prepares its whole group (steady_state_run.h: the other cases of its
+// call of a case prepares its whole group (timing/steady_state_run.h: the other cases of its
 // precision, or of its precision's quantization, that the filter selects; with the case
 // first), times the group at steady state, and queues
 // one result per member; the members' own calls then report their queued results. The
@@ -21,17 +21,17 @@
 #include <string>
 #include <vector>
 
-#include "bench/clock_monitor.h"
 #include "bench/device_info.h"
-#include "bench/gpc_clock_sampler.h"
-#include "bench/gpu_warmup.h"
-#include "bench/iteration_timer.h"
-#include "bench/kernel_timer.h"
 #include "bench/options.h"
 #include "bench/recipe.h"
-#include "bench/steady_state_run.h"
-#include "bench/timed_work.h"
-#include "bench/timeline.h"
+#include "bench/timing/clock_monitor.h"
+#include "bench/timing/gpc_clock_sampler.h"
+#include "bench/timing/gpu_warmup.h"
+#include "bench/timing/iteration_timer.h"
+#include "bench/timing/kernel_timer.h"
+#include "bench/timing/steady_state_run.h"
+#include "bench/timing/timed_work.h"
+#include "bench/timing/timeline.h"
 #include "kernels/cublaslt_context.h"
 
 namespace gemmscope {
@@ -39,7 +39,7 @@ namespace gemmscope {
 // One registered case: its name, its group and how to make its work on this GPU.
 struct CaseDefinition {
   std::string name;
-  // Cases of one group are timed together (steady_state_run.h): "{Precision}" for GEMM cases
+  // Cases of one group are timed together (timing/steady_state_run.h): "{Precision}" for GEMM cases
   // (both modes: one recipe's training step), "{Precision}/Experts" for its grouped (expert)
   // GEMM cases, "{Precision}/Quantize" for quantization cases.
   std::string group;
@@ -69,8 +69,8 @@ class BenchSession {
   const KernelTimer& kernel_timer() const { return *kernel_timer_; }
   // Null with --gpc_clock=off.
   const GpcClockSampler* gpc_clock_sampler() const { return gpc_clock_sampler_.get(); }
-  // Warms the GPU up before the first case (gpu_warmup.h). With --timeline, the warm-up's NVML
-  // readings are the file's first rows (group "warmup"): how the GPU heated up, and where the
+  // Warms the GPU up before the first case (timing/gpu_warmup.h). With --timeline, the warm-up's
+  // NVML readings are the file's first rows (group "warmup"): how the GPU heated up, and where the
   // warm-up stopped.
   WarmupResult warm_up();
 

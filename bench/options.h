@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/gpu_warmup.h"
-#include "bench/steady_state_run.h"
+#include "bench/timing/gpu_warmup.h"
+#include "bench/timing/steady_state_run.h"
 #include "kernels/grouped_gemm.h"
 #include "shapes/workload.h"
 
@@ -22,7 +22,7 @@ struct BenchOptions {
   bool profile = false;   // cudaProfilerStart/Stop around the timed loops
   // --grouped: the implementations an expert GEMM case tries, in order.
   std::vector<GroupedImplementation> grouped = {GroupedImplementation::kLoop};
-  WarmupSettings warmup;      // busy GEMMs before the first case (bench/gpu_warmup.h)
+  WarmupSettings warmup;      // busy GEMMs before the first case (bench/timing/gpu_warmup.h)
   int warmup_runs = 3;        // untimed runs of a case when it is prepared
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer
   bool list_kernels = false;  // print each case's kernels (from the kernel timer)

@@ -12,7 +12,7 @@
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
 #include "bench/recipe.h"
-#include "bench/timed_work.h"
+#include "bench/timing/timed_work.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {

@@ -14,7 +14,7 @@
 #include "bench/device_info.h"
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
-#include "bench/timed_work.h"
+#include "bench/timing/timed_work.h"
 #include "bench/verification.h"
 #include "kernels/cublaslt_context.h"
 #include "kernels/gemm_plan.h"

@@ -11,7 +11,7 @@ namespace gemmscope {
 namespace {
 
 // Registers the case with Google Benchmark unless --shard leaves it to another process.
-// Shards take whole groups (the cases timed together, bench/steady_state_run.h), every N-th
+// Shards take whole groups (the cases timed together, bench/timing/steady_state_run.h), every N-th
 // group in registration order: a case is then timed in the same mix of work as in an unsharded
 // run, and the partition is the same on every run with the same flags.
 class Registrar {

@@ -5,10 +5,9 @@
 //   then for each recipe that quantizes: its quantization cases
 //     ({Precision}/Quantize/{operand}/{layout}/R:/C:).
 // The GEMM cases come first and together so that the GPU stays at its power cap, and as warm
-// as a training step keeps it, from the first GEMM group to the last (bench/gpu_warmup.h): the
-// quantization groups draw less power and let it cool.
-// So --benchmark_filter=BF16/Wgrad selects exactly the BF16 Wgrad cases. Registration touches
-// no GPU: listing works anywhere.
+// as a training step keeps it, from the first GEMM group to the last (bench/timing/gpu_warmup.h):
+// the quantization groups draw less power and let it cool. So --benchmark_filter=BF16/Wgrad selects
+// exactly the BF16 Wgrad cases. Registration touches no GPU: listing works anywhere.
 
 #include <memory>
 #include <vector>

@@ -3,13 +3,13 @@
 // the device and its software, the workload, and how cases were timed. gemm_report reads
 // these keys; keep them stable.
 
-#include "bench/clock_monitor.h"
 #include "bench/device_info.h"
-#include "bench/gpc_clock_sampler.h"
-#include "bench/gpu_warmup.h"
-#include "bench/kernel_timer.h"
 #include "bench/options.h"
-#include "bench/timed_work.h"
+#include "bench/timing/clock_monitor.h"
+#include "bench/timing/gpc_clock_sampler.h"
+#include "bench/timing/gpu_warmup.h"
+#include "bench/timing/kernel_timer.h"
+#include "bench/timing/timed_work.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {

@@ -16,8 +16,8 @@ FILE); only BF16/{pass}/{op}/native/M:/K:/N: and FP8Current/{pass}/{op}/prequant
 are kept. --dry-run prints the groups and each case's operands and call without importing
 torch.
 
-How cases are timed, as gemm_bench times them (bench/steady_state_run.h): first the GPU is warmed
-up as gemm_bench warms it up (bench/gpu_warmup.h); then the cases of one
+How cases are timed, as gemm_bench times them (bench/timing/steady_state_run.h): first the GPU is warmed
+up as gemm_bench warms it up (bench/timing/gpu_warmup.h); then the cases of one
 precision form a group, prepared together and run round-robin (one sample of each in turn), so
 that every member is timed at the clock the group's mix of work holds, as in a training step.
 The group first runs untimed until NVML shows the SM clock and board power settled (or
@@ -26,7 +26,7 @@ The group first runs untimed until NVML shows the SM clock and board power settl
 --max_time. A sample: the L2 is flushed (a buffer of twice its size zeroed) outside the events;
 start event, the GEMM, stop event. Samples are enqueued in batches, the next while one runs, so
 the GPU runs them back to back and host launch latency is not timed. The time reported is the
-mean (less outliers; bench/sample_statistics.h); each repetition is one whole run of the group.
+mean (less outliers; bench/timing/sample_statistics.h); each repetition is one whole run of the group.
 
 One difference remains: gemm_bench's FP8Current group also holds its `autocast` cases, which a
 peer cannot run, so the peer's FP8 group is a different mix and may hold a different clock.
@@ -66,7 +66,7 @@ STOPPING_CHECK_S = 0.05
 # kBlindSettleSeconds).
 BLIND_SETTLE_S = 1.0
 
-# gemm_bench's warm-up (bench/gpu_warmup.h): BF16 GEMMs before the first group, at least
+# gemm_bench's warm-up (bench/timing/gpu_warmup.h): BF16 GEMMs before the first group, at least
 # --gpu_warmup seconds, then until the GPU's temperature has risen by less than
 # WARMUP_MAX_RISE_C over WARMUP_WINDOW_S, at most --max_warmup seconds. At its power cap a GPU's
 # clock depends on its temperature; without the warm-up the peer's first group ran 2-11 C cooler
@@ -88,7 +88,7 @@ CLOCK_EVENT_SLOWDOWNS = ((0x4, "SW power cap"), (0x8, "HW slowdown"),
 # kClockSlowdowns), and sampling lasts --min_time_capped.
 CLOCK_SLOWDOWN_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
-# gemm_bench's settle rule (bench/settle_detector.h, SettleSettings): over the last 4 windows of
+# gemm_bench's settle rule (bench/timing/settle_detector.h, SettleSettings): over the last 4 windows of
 # 250 ms, every window's mean SM clock within 3% of the windows' common mean, and, in every
 # window drawing at least 90% of the power limit, mean instant power within 8% of the mean
 # one-second average. Under the power limiter the clock swings for seconds after a change of
@@ -223,7 +223,7 @@ def plan_for(case):
     }[case.gemm_pass]
 
 
-# gemm_bench's sample statistics (bench/sample_statistics.h): the mean of the samples, less
+# gemm_bench's sample statistics (bench/timing/sample_statistics.h): the mean of the samples, less
 # those more than OUTLIER_FACTOR times off their median, and the half-width of its 95% interval
 # from BATCHES consecutive batch means (Student's t with 7 degrees of freedom).
 BATCHES = 8
@@ -355,7 +355,7 @@ class Settings:
 
 
 def noise_target_met(samples, settings):
-    """gemm_bench's noise_target_met (bench/stopping_rule.cpp)."""
+    """gemm_bench's noise_target_met (bench/timing/stopping_rule.cpp)."""
     return (len(samples) >= settings.min_samples
             and mean_and_noise(samples)[1] * 100 <= settings.max_noise_pct)
 
@@ -364,7 +364,7 @@ CONTINUE, TARGET_REACHED, TIMED_OUT = "continue", "target reached", "timed out"
 
 
 def sampling_verdict(settings, elapsed_s, targets_met, clock_limited):
-    """gemm_bench's sampling_verdict (bench/stopping_rule.cpp). Held down by a limiter (power or
+    """gemm_bench's sampling_verdict (bench/timing/stopping_rule.cpp). Held down by a limiter (power or
     temperature), the clock swings with a period of about a second, so sampling lasts
     --min_time_capped to see several swings."""
     if elapsed_s >= settings.max_time_s:

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "bench/steady_state_run.h"
+#include "bench/timing/steady_state_run.h"
 
 namespace gemmscope {
 namespace {

@@ -1,7 +1,7 @@
 // The clock monitor: reason bits named as nvml.h defines them, harmless without NVML, and real
 // SM clock samples on a GPU.
 
-#include "bench/clock_monitor.h"
+#include "bench/timing/clock_monitor.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // NVML's: on an H200 at its power cap the counters read 7-9% below NVML in GEMMs
 // (gpc_clock_sampler.h).
 
-#include "bench/gpc_clock_sampler.h"
+#include "bench/timing/gpc_clock_sampler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The stream blocker's promise: host time spent while enqueuing the timed work is not timed.
 
-#include "bench/iteration_timer.h"
+#include "bench/timing/iteration_timer.h"
 
 #include <gtest/gtest.h>
 

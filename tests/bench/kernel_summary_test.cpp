@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/kernel_timer.h"
+#include "bench/timing/kernel_timer.h"
 
 namespace gemmscope {
 namespace {

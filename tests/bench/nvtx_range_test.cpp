@@ -1,7 +1,7 @@
 // The NVTX range names of a case: one per '/'-separated component of its name, so that
 // `ncu --nvtx-include "<case name>/"` matches the nested ranges.
 
-#include "bench/nvtx_range.h"
+#include "bench/timing/nvtx_range.h"
 
 #include <gtest/gtest.h>
 

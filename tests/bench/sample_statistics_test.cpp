@@ -1,4 +1,4 @@
-#include "bench/sample_statistics.h"
+#include "bench/timing/sample_statistics.h"
 
 #include <gtest/gtest.h>
 

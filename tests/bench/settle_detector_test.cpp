@@ -1,4 +1,4 @@
-#include "bench/settle_detector.h"
+#include "bench/timing/settle_detector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "bench/stopping_rule.h"
+#include "bench/timing/stopping_rule.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "bench/sample_statistics.h"
+#include "bench/timing/sample_statistics.h"
 
 namespace gemmscope {
 namespace {

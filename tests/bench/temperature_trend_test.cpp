@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "bench/gpu_warmup.h"
+#include "bench/timing/gpu_warmup.h"
 
 namespace gemmscope {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/timeline.h"
+#include "bench/timing/timeline.h"
 
 namespace gemmscope {
 namespace {

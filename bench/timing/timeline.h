@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/settle_detector.h"
-#include "bench/steady_state_run.h"
+#include "bench/timing/settle_detector.h"
+#include "bench/timing/steady_state_run.h"
 
 namespace gemmscope {
 

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/clock_monitor.h"
-#include "bench/gpc_clock_sampler.h"
-#include "bench/iteration_timer.h"
-#include "bench/kernel_timer.h"
-#include "bench/stopping_rule.h"
-#include "bench/timed_work.h"
+#include "bench/timing/clock_monitor.h"
+#include "bench/timing/gpc_clock_sampler.h"
+#include "bench/timing/iteration_timer.h"
+#include "bench/timing/kernel_timer.h"
+#include "bench/timing/stopping_rule.h"
+#include "bench/timing/timed_work.h"
 
 namespace gemmscope {
 

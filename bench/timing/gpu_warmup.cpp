@@ -1,4 +1,4 @@
-#include "bench/gpu_warmup.h"
+#include "bench/timing/gpu_warmup.h"
 
 #include <chrono>
 

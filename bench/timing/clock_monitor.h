@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/settle_detector.h"
+#include "bench/timing/settle_detector.h"
 
 namespace gemmscope {
 

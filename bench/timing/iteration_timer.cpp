@@ -1,4 +1,4 @@
-#include "bench/iteration_timer.h"
+#include "bench/timing/iteration_timer.h"
 
 #include <stdexcept>
 

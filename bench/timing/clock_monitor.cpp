@@ -1,4 +1,4 @@
-#include "bench/clock_monitor.h"
+#include "bench/timing/clock_monitor.h"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>

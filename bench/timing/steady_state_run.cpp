@@ -1,11 +1,11 @@
-#include "bench/steady_state_run.h"
+#include "bench/timing/steady_state_run.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 
-#include "bench/nvtx_range.h"
+#include "bench/timing/nvtx_range.h"
 #include "quant/cuda_check.h"
 
 namespace gemmscope {

@@ -1,8 +1,8 @@
-#include "bench/stopping_rule.h"
+#include "bench/timing/stopping_rule.h"
 
 #include <algorithm>
 
-#include "bench/sample_statistics.h"
+#include "bench/timing/sample_statistics.h"
 
 namespace gemmscope {
 

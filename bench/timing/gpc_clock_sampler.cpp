@@ -1,4 +1,4 @@
-#include "bench/gpc_clock_sampler.h"
+#include "bench/timing/gpc_clock_sampler.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,7 +10,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
-#include "bench/cupti_library.h"
+#include "bench/timing/cupti_library.h"
 #else
 #define GEMMSCOPE_HAVE_PM_SAMPLING 0
 #endif

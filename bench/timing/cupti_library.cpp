@@ -1,4 +1,4 @@
-#include "bench/cupti_library.h"
+#include "bench/timing/cupti_library.h"
 
 #include <cupti_result.h>
 #include <dlfcn.h>

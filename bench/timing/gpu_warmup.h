@@ -18,7 +18,7 @@
 #include <deque>
 #include <utility>
 
-#include "bench/clock_monitor.h"
+#include "bench/timing/clock_monitor.h"
 #include "kernels/cublaslt_context.h"
 
 namespace gemmscope {

@@ -1,4 +1,4 @@
-#include "bench/kernel_timer.h"
+#include "bench/timing/kernel_timer.h"
 
 #include <cxxabi.h>
 
@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "bench/sample_statistics.h"
+#include "bench/timing/sample_statistics.h"
 
 #if GEMMSCOPE_HAVE_CUPTI
 #include <cupti_activity.h>
 
-#include "bench/cupti_library.h"
+#include "bench/timing/cupti_library.h"
 #endif
 
 namespace gemmscope {

@@ -1,4 +1,4 @@
-#include "bench/timeline.h"
+#include "bench/timing/timeline.h"
 
 #include <cstdio>
 #include <stdexcept>
