@@ -1,10 +1,16 @@
 #pragma once
 // A BF16 training tensor as a quantizer sees it: its role in the layer (which decides the
 // recipe's format and block shape), where it is, and which quantized copies are wanted.
+//
+// A grouped (mixture-of-experts) operand is one tensor of G groups of rows, group after group:
+// the routed rows of all experts, sorted by expert (X, dY), or the experts' stacked weights
+// (W, each group `out` rows). Every group is quantized as a tensor of its own, with its own
+// scales and its own columnwise copy (its transpose), as each expert's GEMM reads it.
 
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "quant/operand_copies.h"
 
@@ -25,6 +31,12 @@ struct OperandSource {
   int64_t rows = 0;
   int64_t cols = 0;
   OperandCopies copies = OperandCopies::kRowwise;
+  // Grouped operands: each group's rows, summing to `rows` (a group may have none). Empty for
+  // a tensor that is one GEMM's operand.
+  std::vector<int64_t> group_rows;
+
+  bool grouped() const { return !group_rows.empty(); }
+  int64_t group_count() const { return grouped() ? static_cast<int64_t>(group_rows.size()) : 1; }
 };
 
 }  // namespace gemmscope

@@ -39,6 +39,8 @@ class PassTensors {
   LinearDims group_dims(int64_t g) const;
   // Rows added by padding, over all groups (0 for a dense layer).
   int64_t padded_rows() const { return padded_rows_; }
+  // Each group's (padded) rows, one entry for a dense layer; they sum to the rows of X and dY.
+  const std::vector<int64_t>& group_rows() const { return group_rows_; }
 
   // Group g's inputs as stored (nullptr for the one the pass does not read) and output.
   const __nv_bfloat16* x(int64_t g) const;

@@ -14,11 +14,11 @@ class QuantizeWork : public TimedWork {
       : spec_(spec), source_(static_cast<size_t>(spec.rows) * static_cast<size_t>(spec.cols)) {
     fill_normal(source_.get(), source_.size(), 0x5eed0004, 0.0f, 1.0f, stream);
     quantizer_ = recipe.make_quantizer(
-        {spec.role, source_.get(), spec.rows, spec.cols, spec.copies}, stream);
+        {spec.role, source_.get(), spec.rows, spec.cols, spec.copies, {}}, stream);
   }
 
   void enqueue(cudaStream_t stream) override { quantizer_->quantize(stream); }
-  size_t launches() const override { return OperandQuantizer::kMaxLaunches; }
+  size_t launches() const override { return quantizer_->launches(); }
   // The kernels are checked bit for bit against host references by the tests.
   std::string verify(cudaStream_t /*stream*/) override { return ""; }
   void report(benchmark::UserCounters& counters, double seconds_per_iteration,

@@ -82,8 +82,9 @@ class Recipe {
 
   // Whether the recipe quantizes, and so has quantization cases of its own.
   virtual bool quantizes() const { return false; }
-  // The recipe's quantization of one tensor (allocates its buffers). Only called when
-  // quantizes(). Throws Unsupported for a shape the format cannot take.
+  // The recipe's quantization of one tensor, or of every group of a grouped one (allocates its
+  // buffers). Only called when quantizes(). Throws Unsupported for a shape the format cannot
+  // take.
   virtual std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
                                                            cudaStream_t stream) const;
 };

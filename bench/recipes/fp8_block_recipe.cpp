@@ -32,7 +32,9 @@ class Fp8BlockQuantizer : public BlockScaledQuantizer<Fp8OperandLayout, float> {
       quantize_fp8_1x128(source_.data, source_.rows, source_.cols, targets, stream);
     }
   }
-  QuantizedTensor copy(bool columnwise) const override { return copy_view(columnwise); }
+  QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
+    return copy_view(columnwise);
+  }
 
  private:
   Fp8BlockQuantizer(const OperandSource& source, const Fp8OperandLayout& layout)
@@ -47,8 +49,8 @@ class Fp8BlockRecipe : public Fp8Recipe {
   // TransformerEngine's Float8BlockScaling keeps split (full-precision) accumulation in every
   // pass.
   bool fast_accumulation(Pass /*pass*/) const override { return false; }
-  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
-                                                   cudaStream_t /*stream*/) const override {
+  std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                          cudaStream_t /*stream*/) const override {
     return std::make_unique<Fp8BlockQuantizer>(source);
   }
 };

@@ -28,7 +28,7 @@ class Fp8CurrentQuantizer : public OperandQuantizer {
     quantize_fp8_current(source_.data, source_.rows, source_.cols, layout_.format, state_,
                          {rowwise_.get(), columnwise_.get()}, stream);
   }
-  QuantizedTensor copy(bool columnwise) const override {
+  QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
     return columnwise ? layout_.columnwise(columnwise_.get(), state_.scale_inv)
                       : layout_.rowwise(rowwise_.get(), state_.scale_inv);
   }
@@ -55,8 +55,8 @@ class Fp8CurrentRecipe : public Fp8Recipe {
   // TransformerEngine's default: fast accumulation in Fprop, split accumulation in the
   // gradient GEMMs.
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }
-  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
-                                                   cudaStream_t /*stream*/) const override {
+  std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                          cudaStream_t /*stream*/) const override {
     return std::make_unique<Fp8CurrentQuantizer>(source);
   }
 };

@@ -33,7 +33,7 @@ class Fp8DelayedQuantizer : public OperandQuantizer {
                      {rowwise_.get(), columnwise_.get()}, stream);
     update_delayed_scaling(state_, layout_.format, stream);
   }
-  QuantizedTensor copy(bool columnwise) const override {
+  QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
     return columnwise ? layout_.columnwise(columnwise_.get(), state_.scale_inv)
                       : layout_.rowwise(rowwise_.get(), state_.scale_inv);
   }
@@ -59,8 +59,8 @@ class Fp8DelayedRecipe : public Fp8Recipe {
   std::string name() const override { return "FP8Delayed"; }
   std::vector<Mode> modes() const override { return {Mode::kAutocast}; }
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }
-  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
-                                                   cudaStream_t stream) const override {
+  std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                          cudaStream_t stream) const override {
     return std::make_unique<Fp8DelayedQuantizer>(source, stream);
   }
 };

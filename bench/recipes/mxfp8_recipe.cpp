@@ -31,7 +31,9 @@ class Mxfp8Quantizer : public BlockScaledQuantizer<Mxfp8OperandLayout, uint8_t> 
                    {rowwise_.data.get(), rowwise_.scales.get()},
                    {columnwise_.data.get(), columnwise_.scales.get()}, stream);
   }
-  QuantizedTensor copy(bool columnwise) const override { return copy_view(columnwise); }
+  QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
+    return copy_view(columnwise);
+  }
 
  private:
   Mxfp8Quantizer(const OperandSource& source, const Mxfp8OperandLayout& layout)
@@ -46,8 +48,8 @@ class Mxfp8Recipe : public BlockScaledRecipe {
   // One E8M0 scale per 32 rows in the columnwise copies: TransformerEngine pads MXFP8 expert
   // rows to 32 (get_align_size_for_quantization).
   int64_t group_row_alignment() const override { return 32; }
-  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
-                                                   cudaStream_t /*stream*/) const override {
+  std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                          cudaStream_t /*stream*/) const override {
     return std::make_unique<Mxfp8Quantizer>(source);
   }
 };

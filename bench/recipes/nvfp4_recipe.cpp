@@ -49,7 +49,7 @@ class Nvfp4Quantizer : public BlockScaledQuantizer<Nvfp4OperandLayout, uint8_t> 
                    {rowwise_.data.get(), rowwise_.scales.get()},
                    {columnwise_.data.get(), columnwise_.scales.get()}, scalars_.get(), stream);
   }
-  QuantizedTensor copy(bool columnwise) const override {
+  QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
     return copy_view(columnwise, static_cast<const Nvfp4TensorScalars*>(scalars_.get()));
   }
 
@@ -69,8 +69,8 @@ class Nvfp4Recipe : public BlockScaledRecipe {
   // TransformerEngine pads NVFP4 expert rows to 128 (get_align_size_for_quantization): whole
   // 128-row scale tiles, and the 16x16 Hadamard transform of Wgrad's operands.
   int64_t group_row_alignment() const override { return 128; }
-  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
-                                                   cudaStream_t /*stream*/) const override {
+  std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                          cudaStream_t /*stream*/) const override {
     return std::make_unique<Nvfp4Quantizer>(source);
   }
 };

@@ -18,6 +18,17 @@ class QuantizedRecipe : public Recipe {
  public:
   bool quantizes() const final { return true; }
   std::unique_ptr<GemmCase> prepare(const CaseSpec& spec, const RecipeContext& context) const final;
+  // make_tensor_quantizer for a tensor, make_grouped_quantizer for a grouped operand.
+  std::unique_ptr<OperandQuantizer> make_quantizer(const OperandSource& source,
+                                                   cudaStream_t stream) const final;
+
+  // The quantization of one tensor (source.grouped() is false).
+  virtual std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
+                                                                  cudaStream_t stream) const = 0;
+  // The quantization of every group of a grouped operand. By default each group by its own
+  // tensor quantizer, one after the other.
+  virtual std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                                   cudaStream_t stream) const;
 
   // cuBLASLt's FAST_ACCUM for this pass (TransformerEngine: Fprop only, for FP8).
   virtual bool fast_accumulation(Pass pass) const = 0;
