@@ -183,8 +183,8 @@ std::unique_ptr<BenchSession::PreparedCase> BenchSession::prepare(size_t index) 
   prepared->nvtx_names = nvtx_components(definition.name);
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
-  prepared->work =
-      definition.prepare(RecipeContext{device_, *cublas_, algorithm, stream_, options_.grouped});
+  prepared->work = definition.prepare(
+      RecipeContext{device_, *cublas_, algorithm, stream_, options_.grouped, options_.provider});
   if (options_.verify) {
     const std::string failure = prepared->work->verify(stream_);
     if (!failure.empty())

@@ -1,9 +1,16 @@
 #pragma once
-// The GEMM a GEMM case runs, chosen once when the case is prepared. A dense case runs one
-// cuBLASLt GEMM (or its emulation); a grouped (expert) case runs the first implementation of
-// --grouped that can run its groups (kernels/grouped_gemm.h), and says which ones could not.
+// The GEMM a GEMM case runs, chosen when the case is prepared and, where several can run it,
+// when it is timed. A dense case's candidates come from --provider (cuBLASLt, CUTLASS), a
+// grouped (expert) case's from --grouped (a loop of cuBLASLt GEMMs, cuBLAS's grouped GEMM,
+// CUTLASS's grouped GEMM): with `auto` every configuration of every implementation that can run
+// the case, otherwise every configuration of the first listed one that can. Timing tries the
+// candidates while the case's group settles and keeps the fastest (bench/timing/
+// alternative_trial.h); the label names it, the runner-up's time and why others could not run.
+
+#include <cuda_runtime.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,17 +19,37 @@
 
 namespace gemmscope {
 
-struct CaseGemm {
-  std::unique_ptr<GroupedGemm> gemm;
-  // "cutlass: <reason>; ..." for the implementations tried before the one chosen; "" if none.
-  std::string refused;
+class CaseGemm {
+ public:
+  // `refused`: "cutlass: <reason>; ..." for the implementations that could not run the case.
+  CaseGemm(std::vector<std::unique_ptr<GroupedGemm>> candidates, std::string refused);
 
-  // The case label: the GEMM's algorithm, then what was refused.
+  // Enqueues the current candidate.
+  void run(cudaStream_t stream) const { current().run(stream); }
+  const GroupedGemm& current() const { return *candidates_[current_]; }
+
+  size_t candidates() const { return candidates_.size(); }
+  void use(size_t index);
+  // The trial's verdict (TimedWork::keep_alternative).
+  void keep(size_t index, const std::vector<double>& seconds);
+  // The most launches of any candidate.
+  size_t launches() const;
+
+  // The current candidate's algorithm; after a trial, the runner-up and its time; then what was
+  // refused.
   std::string label() const;
+  // After a trial among several: the runner-up's time over the kept one's, minus 1, in percent.
+  std::optional<double> runner_up_pct() const;
+
+ private:
+  std::vector<std::unique_ptr<GroupedGemm>> candidates_;
+  size_t current_ = 0;
+  std::string refused_;
+  std::vector<double> trial_seconds_;  // per candidate, once timed
 };
 
-// `emulate`: the recipe's GEMMs run emulated on this GPU (only the loop can do that).
-// Throws Unsupported listing every implementation's reason when none can run the groups.
+// `emulate`: the recipe's GEMMs run emulated on this GPU (only cuBLASLt's path does that).
+// Throws Unsupported listing every implementation's reason when none can run the problems.
 CaseGemm make_case_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,
                         bool grouped, bool emulate);
 

@@ -1,12 +1,36 @@
 #include <stdexcept>
 
+#include "bench/case_gemm.h"
 #include "bench/recipe.h"
 
 namespace gemmscope {
 
 std::string GemmCase::verify(cudaStream_t stream) {
-  verification_ = verify_case(*this, stream);
-  return verification_->passed() ? "" : verification_->failure_message();
+  std::string failure;
+  for (size_t i = 0; i < alternatives(); ++i) {
+    use_alternative(i);
+    const Verification v = verify_case(*this, stream);
+    const bool worst = !verification_ || !v.passed() ||
+                       (verification_->passed() && v.rel_err > verification_->rel_err);
+    if (worst)
+      verification_ = v;
+    if (!v.passed() && failure.empty())
+      failure = v.failure_message() + " (" + case_gemm().current().algorithm() + ")";
+  }
+  use_alternative(0);
+  return failure;
+}
+
+size_t GemmCase::alternatives() const {
+  return case_gemm().candidates();
+}
+
+void GemmCase::use_alternative(size_t index) {
+  case_gemm().use(index);
+}
+
+void GemmCase::keep_alternative(size_t index, const std::vector<double>& seconds) {
+  case_gemm().keep(index, seconds);
 }
 
 void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iteration,
@@ -21,6 +45,8 @@ void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iter
   }
   if (emulated())
     counters["emulated"] = 1;
+  if (const std::optional<double> pct = case_gemm().runner_up_pct())
+    counters["runner_up_pct"] = *pct;
   if (verification_) {
     counters["rel_err"] = verification_->rel_err;
     if (verification_->recipe_err)

@@ -78,24 +78,36 @@ void parse_shard(const FlagArgument& flag, BenchOptions* options) {
   options->shard_count = static_cast<int>(count);
 }
 
-// "--grouped=loop,cutlass": known implementations, each at most once.
-std::vector<GroupedImplementation> parse_grouped(const FlagArgument& flag) {
-  std::vector<GroupedImplementation> list;
+// "--grouped=auto", "--grouped=loop,cutlass", "--provider=cublaslt": `auto` alone, or known
+// implementations, each at most once. `every` lists the implementations in the order of the
+// error message.
+template <class Implementation, size_t N, class Parse, class Name>
+ImplementationList<Implementation> parse_implementations(const FlagArgument& flag,
+                                                         const Implementation (&every)[N],
+                                                         Parse parse, Name name,
+                                                         const char* example) {
+  if (flag.has_value && flag.value == "auto")
+    return {};
+  std::vector<Implementation> list;
   size_t start = 0;
   while (true) {
     const size_t comma = flag.value.find(',', start);
     const std::string token = flag.value.substr(start, comma - start);
-    const std::optional<GroupedImplementation> implementation = parse_grouped_implementation(token);
+    const std::optional<Implementation> implementation = parse(token);
     if (!implementation || std::find(list.begin(), list.end(), *implementation) != list.end()) {
-      throw std::invalid_argument("--grouped=" + flag.value + ": " +
-                                  (implementation ? "'" + token + "' is listed twice"
-                                                  : "unknown implementation '" + token + "'") +
-                                  "; expected a comma-separated list of loop, cublas, cutlass "
-                                  "(e.g. --grouped=cutlass,loop)");
+      std::string names;
+      for (const Implementation i : every)
+        names += std::string(", ") + name(i);
+      throw std::invalid_argument("--" + flag.name + "=" + flag.value + ": " +
+                                  (implementation    ? "'" + token + "' is listed twice"
+                                   : token == "auto" ? std::string("auto stands alone")
+                                                     : "unknown implementation '" + token + "'") +
+                                  "; expected auto or a comma-separated list of " +
+                                  names.substr(2) + " (e.g. " + example + ")");
     }
     list.push_back(*implementation);
     if (comma == std::string::npos)
-      return list;
+      return ImplementationList<Implementation>::only(std::move(list));
     start = comma + 1;
   }
 }
@@ -132,7 +144,12 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
   } else if (flag.name == "emulate") {
     options->emulate = parse_bool(flag);
   } else if (flag.name == "grouped") {
-    options->grouped = parse_grouped(flag);
+    options->grouped =
+        parse_implementations(flag, kGroupedImplementations, parse_grouped_implementation,
+                              grouped_implementation_name, "--grouped=cutlass,loop");
+  } else if (flag.name == "provider") {
+    options->provider = parse_implementations(flag, kDenseProviders, parse_dense_provider,
+                                              dense_provider_name, "--provider=cublaslt");
   } else if (flag.name == "profile") {
     options->profile = parse_bool(flag);
   } else if (flag.name == "gpu_warmup") {
@@ -319,14 +336,25 @@ How to time (see the README's "How a case is timed"):
                              as an exact emulation (dequantize to BF16, BF16 GEMM), labelled
                              "emulated", instead of skipping them; the times say nothing about
                              Blackwell
-  --grouped=IMPL[,IMPL...]   how expert (grouped) GEMMs run: each precision takes the first
-                             listed implementation that can run its groups; the label says
-                             which, and why the ones before it could not (default loop):
+  --grouped=auto|IMPL[,IMPL...]
+                             how expert (grouped) GEMMs run. auto (default): every
+                             implementation and configuration that can run a case is timed
+                             while its group settles, and the fastest is kept; the label names
+                             it and the runner-up (counter runner_up_pct). A list: the first
+                             listed implementation that can run the case (its configurations
+                             timed likewise); the label says why the ones before it could not:
                                loop     one cuBLASLt GEMM per expert, as frameworks without a
                                         grouped kernel launch them (every precision)
                                cublas   cuBLAS's grouped batched GEMM (BF16)
-                               cutlass  CUTLASS's Hopper grouped GEMM (FP8Current, FP8Delayed,
-                                        FP8Block; needs a build with CUTLASS, see the README)
+                               cutlass  CUTLASS's Hopper grouped GEMMs (BF16, FP8Current,
+                                        FP8Delayed, FP8Block; a build with CUTLASS, sm_90)
+  --provider=auto|PROV[,PROV...]
+                             who runs dense (not grouped) GEMMs, chosen as for --grouped
+                             (default auto):
+                               cublaslt  one cuBLASLt matmul, as frameworks call (every
+                                         precision)
+                               cutlass   CUTLASS's Hopper block-scaled FP8 GEMMs (FP8Block;
+                                         a build with CUTLASS, sm_90)
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
                              serialise launches); no settling, no kernel timer and no GPC

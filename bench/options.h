@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/implementation_list.h"
 #include "bench/timing/gpu_warmup.h"
 #include "bench/timing/steady_state_run.h"
+#include "kernels/dense_provider.h"
 #include "kernels/grouped_gemm.h"
 #include "shapes/workload.h"
 
@@ -20,8 +22,9 @@ struct BenchOptions {
   bool l2_flush = true;   // flush L2 before every timed iteration
   bool emulate = false;   // MXFP8/NVFP4 without their tensor cores: emulated GEMM
   bool profile = false;   // cudaProfilerStart/Stop around the timed loops
-  // --grouped: the implementations an expert GEMM case tries, in order.
-  std::vector<GroupedImplementation> grouped = {GroupedImplementation::kLoop};
+  // --grouped and --provider: who runs expert (grouped) and dense GEMM cases.
+  ImplementationList<GroupedImplementation> grouped;
+  ImplementationList<DenseProvider> provider;
   WarmupSettings warmup;      // busy GEMMs before the first case (bench/timing/gpu_warmup.h)
   int warmup_runs = 3;        // untimed runs of a case when it is prepared
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer

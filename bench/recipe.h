@@ -12,15 +12,19 @@
 
 #include "bench/case_spec.h"
 #include "bench/device_info.h"
+#include "bench/implementation_list.h"
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
 #include "bench/timing/timed_work.h"
 #include "bench/verification.h"
 #include "kernels/cublaslt_context.h"
+#include "kernels/dense_provider.h"
 #include "kernels/gemm_plan.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {
+
+class CaseGemm;
 
 // One prepared GEMM case: one GEMM, or a grouped GEMM of one GEMM per expert (a group). A
 // recipe supplies the work and the GEMMs' operands; verification and the counters (TFLOPS, M,
@@ -45,9 +49,21 @@ class GemmCase : public TimedWork {
   // Rows the GEMMs run beyond the routed ones, to pad each expert to the kernel's alignment.
   virtual int64_t padded_rows() const { return 0; }
 
+  // Checks every candidate GEMM (bench/case_gemm.h), leaving the first in use; the worst
+  // counts.
   std::string verify(cudaStream_t stream) final;
   void report(benchmark::UserCounters& counters, double seconds_per_iteration,
               const RunMeasurements& run) const final;
+
+  // The candidate GEMMs are the alternatives timing chooses from.
+  size_t alternatives() const final;
+  void use_alternative(size_t index) final;
+  void keep_alternative(size_t index, const std::vector<double>& seconds) final;
+
+ protected:
+  // The GEMM the case runs (a recipe's case holds one).
+  virtual CaseGemm& case_gemm() = 0;
+  virtual const CaseGemm& case_gemm() const = 0;
 
  private:
   GemmShape shape_;
@@ -60,8 +76,10 @@ struct RecipeContext {
   const CublasLtContext& cublas;
   AlgorithmChoice algorithm;
   cudaStream_t stream;
-  // --grouped: the implementations a grouped case tries, in order (bench/case_gemm.h).
-  std::vector<GroupedImplementation> grouped = {GroupedImplementation::kLoop};
+  // --grouped and --provider: who may run a grouped (expert) and a dense GEMM case
+  // (bench/case_gemm.h).
+  ImplementationList<GroupedImplementation> grouped = {};
+  ImplementationList<DenseProvider> provider = {};
 };
 
 class Recipe {

@@ -37,11 +37,7 @@ void add_routing_context(const Workload& workload, const BenchOptions& options) 
   for (const int64_t r : workload.expert_routing.rows)
     rows += (rows.empty() ? "" : ",") + std::to_string(r);
   AddCustomContext("expert_rows", rows);
-  std::string grouped;
-  for (const GroupedImplementation implementation : options.grouped)
-    grouped +=
-        std::string(grouped.empty() ? "" : ",") + grouped_implementation_name(implementation);
-  AddCustomContext("grouped", grouped);
+  AddCustomContext("grouped", options.grouped.text(grouped_implementation_name));
 }
 
 }  // namespace
@@ -52,6 +48,7 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
                      const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
+  AddCustomContext("provider", options.provider.text(dense_provider_name));
   AddCustomContext("compute_capability", device.compute_capability());
   AddCustomContext("sm_count", std::to_string(device.sm_count));
   AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));

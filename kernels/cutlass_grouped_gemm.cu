@@ -470,8 +470,6 @@ std::unique_ptr<GroupedGemm> plan(const std::vector<GemmProblem>& groups, const 
       stream);
 }
 
-}  // namespace
-
 std::unique_ptr<GroupedGemm> make_cutlass_grouped_gemm(const std::vector<GemmProblem>& groups,
                                                        cudaStream_t stream) {
   check_grouped_problems(groups, kName);
@@ -495,6 +493,15 @@ std::unique_ptr<GroupedGemm> make_cutlass_grouped_gemm(const std::vector<GemmPro
   const std::string what = "tensorwise " + formats + ", split accum";
   return e5m2 ? plan<Tensorwise<cutlass::float_e5m2_t, false>>(groups, what, stream)
               : plan<Tensorwise<cutlass::float_e4m3_t, false>>(groups, what, stream);
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(
+    const std::vector<GemmProblem>& groups, cudaStream_t stream) {
+  std::vector<std::unique_ptr<GroupedGemm>> configurations;
+  configurations.push_back(make_cutlass_grouped_gemm(groups, stream));
+  return configurations;
 }
 
 }  // namespace gemmscope

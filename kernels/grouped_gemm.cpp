@@ -1,12 +1,6 @@
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {
-namespace {
-
-constexpr GroupedImplementation kGroupedImplementations[] = {
-    GroupedImplementation::kLoop, GroupedImplementation::kCublas, GroupedImplementation::kCutlass};
-
-}  // namespace
 
 const char* grouped_implementation_name(GroupedImplementation implementation) {
   switch (implementation) {

@@ -50,6 +50,10 @@ enum class GroupedImplementation {
 const char* grouped_implementation_name(GroupedImplementation implementation);
 std::optional<GroupedImplementation> parse_grouped_implementation(std::string_view token);
 
+// Every implementation, in the order --grouped=auto tries them.
+inline constexpr GroupedImplementation kGroupedImplementations[] = {
+    GroupedImplementation::kLoop, GroupedImplementation::kCublas, GroupedImplementation::kCutlass};
+
 // Each factory plans outside any timed region and throws Unsupported (quant/unsupported.h)
 // with the reason when the implementation cannot run these groups on this GPU or in this
 // build; std::invalid_argument for groups that are not one grouped layer
@@ -63,7 +67,12 @@ std::unique_ptr<GroupedGemm> make_loop_grouped_gemm(const CublasLtContext& conte
                                                     cudaStream_t stream);
 std::unique_ptr<GroupedGemm> make_cublas_grouped_gemm(const std::vector<GemmProblem>& groups,
                                                       cudaStream_t stream);
-std::unique_ptr<GroupedGemm> make_cutlass_grouped_gemm(const std::vector<GemmProblem>& groups,
-                                                       cudaStream_t stream);
+// CUTLASS's grouped GEMM comes in several configurations (tile, cluster, schedule): one
+// GroupedGemm for each configuration built for these groups' kind that can run them, best
+// first by the rule kernels/cutlass_grouped_gemm.cu documents; a caller that can time them
+// (--grouped=auto, bench/timing/steady_state_run.h) keeps the fastest. Throws Unsupported,
+// naming every configuration's reason, when none can.
+std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(
+    const std::vector<GemmProblem>& groups, cudaStream_t stream);
 
 }  // namespace gemmscope

@@ -15,13 +15,17 @@ class Bf16Case : public GemmCase {
         tensors_(spec.gemm, 1, context.stream),
         gemm_(make_case_gemm(context, tensors_.bf16_problems(), spec.gemm.grouped(), false)) {}
 
-  void enqueue(cudaStream_t stream) override { gemm_.gemm->run(stream); }
+  void enqueue(cudaStream_t stream) override { gemm_.run(stream); }
   std::vector<GemmProblem> gemm_problems() const override { return tensors_.bf16_problems(); }
   std::vector<GemmProblem> original_problems() const override { return tensors_.bf16_problems(); }
   // Rounding the output to BF16 alone gives a relative error of about 2^-9/sqrt(3) = 1.1e-3.
   double tolerance() const override { return 4e-3; }
   std::string label() const override { return gemm_.label(); }
-  size_t launches() const override { return gemm_.gemm->launches(); }
+  size_t launches() const override { return gemm_.launches(); }
+
+ protected:
+  CaseGemm& case_gemm() override { return gemm_; }
+  const CaseGemm& case_gemm() const override { return gemm_; }
 
  private:
   PassTensors tensors_;

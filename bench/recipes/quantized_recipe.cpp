@@ -1,5 +1,7 @@
 #include "bench/recipes/quantized_recipe.h"
 
+#include <optional>
+
 #include "bench/case_gemm.h"
 #include "bench/pass_tensors.h"
 #include "bench/recipes/per_group_quantizer.h"
@@ -78,8 +80,8 @@ class QuantizedGemmCase : public GemmCase {
       recipe.check_gemm_operand(problem.right.tensor);
       problems_.push_back(problem);
     }
-    gemm_ = make_case_gemm(context, problems_, spec.gemm.grouped(),
-                           !recipe.has_native_gemm(context.device));
+    gemm_.emplace(make_case_gemm(context, problems_, spec.gemm.grouped(),
+                                 !recipe.has_native_gemm(context.device)));
   }
 
   void enqueue(cudaStream_t stream) override {
@@ -87,17 +89,21 @@ class QuantizedGemmCase : public GemmCase {
       left_->quantize(stream);
       right_->quantize(stream);
     }
-    gemm_.gemm->run(stream);
+    gemm_->run(stream);
   }
   std::vector<GemmProblem> gemm_problems() const override { return problems_; }
   std::vector<GemmProblem> original_problems() const override { return tensors_.bf16_problems(); }
   double tolerance() const override { return tolerance_; }
-  std::string label() const override { return gemm_.label(); }
-  bool emulated() const override { return gemm_.gemm->emulated(); }
+  std::string label() const override { return gemm_->label(); }
+  bool emulated() const override { return gemm_->current().emulated(); }
   int64_t padded_rows() const override { return tensors_.padded_rows(); }
   size_t launches() const override {
-    return gemm_.gemm->launches() + (autocast_ ? left_->launches() + right_->launches() : 0);
+    return gemm_->launches() + (autocast_ ? left_->launches() + right_->launches() : 0);
   }
+
+ protected:
+  CaseGemm& case_gemm() override { return *gemm_; }
+  const CaseGemm& case_gemm() const override { return *gemm_; }
 
  private:
   bool autocast_;
@@ -106,7 +112,7 @@ class QuantizedGemmCase : public GemmCase {
   std::unique_ptr<OperandQuantizer> left_;
   std::unique_ptr<OperandQuantizer> right_;
   std::vector<GemmProblem> problems_;
-  CaseGemm gemm_;
+  std::optional<CaseGemm> gemm_;  // made once the problems are known
 };
 
 }  // namespace

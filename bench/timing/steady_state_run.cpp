@@ -70,7 +70,8 @@ size_t batch_sample_count(const std::vector<size_t>& member_launches, std::uint6
 }
 
 void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
-                                 const std::function<bool(const std::vector<TimedItem>&)>& take) {
+                                 const std::function<bool(const std::vector<TimedItem>&)>& take,
+                                 AlternativeTrial* trial) {
   TimedBatch batches[2];
   std::vector<TimedItem> items[2];
   std::vector<size_t> member_launches;
@@ -85,14 +86,18 @@ void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
     for (size_t i = 0; i < count; ++i) {
       const std::uint64_t position = next_position_ + i;
       const size_t member = static_cast<size_t>(position % members.size());
-      items[b].push_back({member, position / members.size(), 0});
+      items[b].push_back({member, position / members.size(), 0, 0});
       launches += member_launches[member] + kSampleOverheadLaunches;
     }
     next_position_ += count;
     timer_.enqueue_batch(
         stream_, items[b].size(),
         [&](cudaStream_t stream, size_t i) {
-          const TimedItem& item = items[b][i];
+          TimedItem& item = items[b][i];
+          if (trial != nullptr) {
+            item.alternative = trial->next(item.member);
+            members[item.member].work->use_alternative(item.alternative);
+          }
           enqueue_member(members[item.member], kernel_id(item.member, item.round), stream);
         },
         batches[b], /*hold_stream=*/launches <= kMaxBatchLaunches);
@@ -125,25 +130,40 @@ void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
 SettleResult GroupTimer::settle(const std::vector<GroupMember>& members) {
   clock_monitor_.start();
   SettleResult result;
-  if (!settings_.steady_state || members.empty())
+  std::vector<size_t> alternatives;
+  for (const GroupMember& member : members)
+    alternatives.push_back(member.work->alternatives());
+  AlternativeTrial trial(alternatives);
+  if (members.empty() || (!settings_.steady_state && !trial.needed()))
     return result;
-  result.attempted = true;
+  result.attempted = settings_.steady_state;
   const double limit = clock_monitor_.available()
                            ? settings_.max_settle_s
                            : std::min(kBlindSettleSeconds, settings_.max_settle_s);
   const Clock::time_point start = Clock::now();
-  run_round_robin(members, [&](const std::vector<TimedItem>&) {
-    result.seconds = seconds_since(start);
-    if (clock_monitor_.available() && clock_monitor_.settled()) {
-      result.settled = true;
-      return false;
-    }
-    if (result.seconds >= limit) {
-      result.settled = !clock_monitor_.available();  // blind: settled by assumption
-      return false;
-    }
-    return true;
-  });
+  bool settling = settings_.steady_state;
+  run_round_robin(
+      members,
+      [&](const std::vector<TimedItem>& items) {
+        for (const TimedItem& item : items)
+          trial.record(item.member, item.alternative, item.seconds);
+        if (settling) {
+          result.seconds = seconds_since(start);
+          if (clock_monitor_.available() && clock_monitor_.settled()) {
+            result.settled = true;
+            settling = false;
+          } else if (result.seconds >= limit) {
+            result.settled = !clock_monitor_.available();  // blind: settled by assumption
+            settling = false;
+          }
+        }
+        return settling || !trial.complete();
+      },
+      trial.needed() ? &trial : nullptr);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (alternatives[i] > 1)
+      members[i].work->keep_alternative(trial.fastest(i), trial.typical_seconds(i));
+  }
   clock_monitor_.restart_summary();
   result.end_s = monotonic_seconds();
   return result;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/timing/alternative_trial.h"
 #include "bench/timing/clock_monitor.h"
 #include "bench/timing/gpc_clock_sampler.h"
 #include "bench/timing/iteration_timer.h"
@@ -90,7 +91,10 @@ class GroupTimer {
              const TimingSettings& settings);
 
   // Starts watching the clocks and runs the members round-robin, untimed, until the GPU has
-  // settled (or max_settle_s); with steady_state off, only starts watching.
+  // settled (or max_settle_s); with steady_state off, only starts watching. Members with
+  // alternatives (timed_work.h) cycle through them meanwhile, and each keeps its fastest
+  // (alternative_trial.h); settling goes on until every alternative has been timed, and with
+  // steady_state off the alternatives are still tried.
   SettleResult settle(const std::vector<GroupMember>& members);
   // Samples the members round-robin until the stopping rule ends it, then stops watching.
   GroupSamples sample(const std::vector<GroupMember>& members);
@@ -109,14 +113,18 @@ class GroupTimer {
   struct TimedItem {
     size_t member = 0;
     std::uint64_t round = 0;
+    size_t alternative = 0;  // of the member's work, when a trial chose it
     double seconds = 0;
   };
   // Runs the members round-robin in batches, the next batch enqueued while one runs
   // (iteration_timer.h), and hands each finished batch to `take` until it returns false. The
   // batch still in flight then is waited for and dropped. A batch is whole rounds, unless
   // kMaxBatchLaunches cuts it short (the next batch goes on where it stopped).
+  // With a `trial`, each sample first switches its member's work to the trial's next
+  // alternative.
   void run_round_robin(const std::vector<GroupMember>& members,
-                       const std::function<bool(const std::vector<TimedItem>&)>& take);
+                       const std::function<bool(const std::vector<TimedItem>&)>& take,
+                       AlternativeTrial* trial = nullptr);
   void enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream);
 
   IterationTimer& timer_;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 namespace gemmscope {
 
@@ -30,9 +31,22 @@ class TimedWork {
                       const RunMeasurements& run) const = 0;
   // The case's label in the report (the session may append notes to it, e.g. on clocks).
   virtual std::string label() const { return ""; }
-  // About how many kernels, memsets and copies one enqueue() launches, rounded up: samples are
-  // enqueued behind a held stream, which takes only so many launches (steady_state_run.h).
+  // About how many kernels, memsets and copies one enqueue() launches, rounded up (the most of
+  // any alternative): samples are enqueued behind a held stream, which takes only so many
+  // launches (steady_state_run.h).
   virtual size_t launches() const { return 1; }
+
+  // Work that can run one of several alternatives (the implementations and configurations of
+  // --grouped=auto and --provider=auto) has timing try each while its group settles and keep
+  // the fastest (alternative_trial.h).
+  virtual size_t alternatives() const { return 1; }
+  // Makes enqueue() run alternative `index` (< alternatives()) until told otherwise.
+  virtual void use_alternative(size_t /*index*/) {}
+  // The trial's verdict: each alternative's typical time in seconds, and the one kept, which
+  // enqueue() runs from now on.
+  virtual void keep_alternative(size_t index, const std::vector<double>& /*seconds*/) {
+    use_alternative(index);
+  }
 };
 
 }  // namespace gemmscope

@@ -91,8 +91,8 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
           const std::string what = recipe->name() + " " + pass_name(GetParam()) + " " +
                                    mode_name(mode) + " " + c.what + " via " +
                                    grouped_implementation_name(implementation);
-          RecipeContext context{
-              device, cublas, AlgorithmChoice::kHeuristic, nullptr, {implementation}};
+          RecipeContext context{device, cublas, AlgorithmChoice::kHeuristic, nullptr,
+                                ImplementationList<GroupedImplementation>::only({implementation})};
           std::unique_ptr<GemmCase> gemm_case;
           try {
             gemm_case = recipe->prepare(CaseSpec{c.gemm, mode}, context);
@@ -101,15 +101,20 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
             std::cout << what << ": not run (" << e.what() << ")\n";
             continue;
           }
-          const Verification v = verify_case(*gemm_case, nullptr);
-          EXPECT_TRUE(v.passed()) << what << ": " << v.failure_message();
-          EXPECT_EQ(v.groups, static_cast<int64_t>(c.gemm.group_rows.size())) << what;
-          if (recipe->quantizes()) {
-            ASSERT_TRUE(v.recipe_err.has_value()) << what;
-            EXPECT_LT(*v.recipe_err, recipe->name() == "NVFP4" ? 0.3 : 0.1) << what;
+          // Every configuration the implementation offers (timing would choose among them).
+          for (size_t a = 0; a < gemm_case->alternatives(); ++a) {
+            gemm_case->use_alternative(a);
+            const Verification v = verify_case(*gemm_case, nullptr);
+            EXPECT_TRUE(v.passed())
+                << what << ": " << v.failure_message() << " (" << gemm_case->label() << ")";
+            EXPECT_EQ(v.groups, static_cast<int64_t>(c.gemm.group_rows.size())) << what;
+            if (recipe->quantizes()) {
+              ASSERT_TRUE(v.recipe_err.has_value()) << what;
+              EXPECT_LT(*v.recipe_err, recipe->name() == "NVFP4" ? 0.3 : 0.1) << what;
+            }
+            std::cout << what << ": rel_err " << v.rel_err << " padded_rows "
+                      << gemm_case->padded_rows() << " (" << gemm_case->label() << ")\n";
           }
-          std::cout << what << ": rel_err " << v.rel_err << " padded_rows "
-                    << gemm_case->padded_rows() << " (" << gemm_case->label() << ")\n";
           if (implementation == GroupedImplementation::kLoop)
             ++loop_verified;
         }

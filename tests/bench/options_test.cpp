@@ -263,27 +263,69 @@ TEST(Options, DetectsListingOnly) {
   EXPECT_FALSE(lists_tests_only(not_listing.argc, not_listing.pointers.data()));
 }
 
-TEST(Options, GroupedIsAnOrderedListOfImplementations) {
+TEST(Options, GroupedIsAutoOrAnOrderedListOfImplementations) {
   Args defaults({});
-  EXPECT_EQ(parse_options(&defaults.argc, defaults.pointers.data()).grouped,
-            (std::vector<GroupedImplementation>{GroupedImplementation::kLoop}));
+  const BenchOptions parsed = parse_options(&defaults.argc, defaults.pointers.data());
+  EXPECT_TRUE(parsed.grouped.automatic);
+  EXPECT_TRUE(parsed.grouped.listed.empty());
+  EXPECT_EQ(parsed.grouped.text(grouped_implementation_name), "auto");
+  Args automatic({"--grouped=auto"});
+  EXPECT_EQ(parse_options(&automatic.argc, automatic.pointers.data()).grouped,
+            ImplementationList<GroupedImplementation>{});
   Args args({"--grouped=cutlass,cublas,loop"});
-  EXPECT_EQ(parse_options(&args.argc, args.pointers.data()).grouped,
-            (std::vector<GroupedImplementation>{GroupedImplementation::kCutlass,
-                                                GroupedImplementation::kCublas,
-                                                GroupedImplementation::kLoop}));
+  const ImplementationList<GroupedImplementation> listed =
+      parse_options(&args.argc, args.pointers.data()).grouped;
+  EXPECT_FALSE(listed.automatic);
+  EXPECT_EQ(listed.listed, (std::vector<GroupedImplementation>{GroupedImplementation::kCutlass,
+                                                               GroupedImplementation::kCublas,
+                                                               GroupedImplementation::kLoop}));
+  EXPECT_EQ(listed.text(grouped_implementation_name), "cutlass,cublas,loop");
 }
 
 TEST(Options, GroupedRefusesUnknownRepeatedAndEmptyImplementations) {
-  for (const char* value : {"--grouped=fast", "--grouped=loop,loop", "--grouped=", "--grouped",
-                            "--grouped=loop,", "--grouped=Loop"}) {
+  for (const char* value :
+       {"--grouped=fast", "--grouped=loop,loop", "--grouped=", "--grouped", "--grouped=loop,",
+        "--grouped=Loop", "--grouped=auto,loop", "--grouped=loop,auto", "--grouped=Auto"}) {
     Args args({value});
     try {
       parse_options(&args.argc, args.pointers.data());
       ADD_FAILURE() << value << " was accepted";
     } catch (const std::invalid_argument& e) {
       EXPECT_THAT(e.what(), HasSubstr("--grouped=")) << value;
-      EXPECT_THAT(e.what(), HasSubstr("loop, cublas, cutlass")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("expected auto or a comma-separated list of loop, cublas, "
+                                      "cutlass"))
+          << value;
+    }
+  }
+}
+
+TEST(Options, ProviderIsAutoOrAnOrderedListOfProviders) {
+  Args defaults({});
+  EXPECT_TRUE(parse_options(&defaults.argc, defaults.pointers.data()).provider.automatic);
+  Args args({"--provider=cutlass,cublaslt"});
+  const ImplementationList<DenseProvider> listed =
+      parse_options(&args.argc, args.pointers.data()).provider;
+  EXPECT_FALSE(listed.automatic);
+  EXPECT_EQ(listed.listed,
+            (std::vector<DenseProvider>{DenseProvider::kCutlass, DenseProvider::kCublasLt}));
+  EXPECT_EQ(listed.text(dense_provider_name), "cutlass,cublaslt");
+  Args one({"--provider=cublaslt"});
+  EXPECT_EQ(parse_options(&one.argc, one.pointers.data()).provider.listed,
+            std::vector<DenseProvider>{DenseProvider::kCublasLt});
+}
+
+TEST(Options, ProviderRefusesUnknownRepeatedAndEmptyProviders) {
+  for (const char* value : {"--provider=cublas", "--provider=cutlass,cutlass", "--provider=",
+                            "--provider", "--provider=auto,cutlass", "--provider=cuBLASLt"}) {
+    Args args({value});
+    try {
+      parse_options(&args.argc, args.pointers.data());
+      ADD_FAILURE() << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--provider=")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("expected auto or a comma-separated list of cublaslt, "
+                                      "cutlass"))
+          << value;
     }
   }
 }

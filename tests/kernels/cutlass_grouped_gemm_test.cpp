@@ -240,15 +240,21 @@ class Groups {
   std::vector<std::unique_ptr<Group>> groups_;
 };
 
+// Every configuration built for the case's kind must match; returns their algorithms, "; "
+// between them.
 std::string expect_case_matches_reference(const Case& c) {
   SCOPED_TRACE(c.name);
   const Stream stream;
   const Groups groups(c, stream.stream);
-  const std::unique_ptr<GroupedGemm> gemm =
-      make_cutlass_grouped_gemm(groups.problems(), stream.stream);
-  EXPECT_FALSE(gemm->emulated());
-  groups.expect_match(*gemm, stream.stream);
-  return gemm->algorithm();
+  std::string algorithms;
+  for (const std::unique_ptr<GroupedGemm>& gemm :
+       make_cutlass_grouped_gemms(groups.problems(), stream.stream)) {
+    SCOPED_TRACE(gemm->algorithm());
+    EXPECT_FALSE(gemm->emulated());
+    groups.expect_match(*gemm, stream.stream);
+    algorithms += (algorithms.empty() ? "" : "; ") + gemm->algorithm();
+  }
+  return algorithms;
 }
 
 TEST(CutlassGroupedGemm, TensorwiseMatchesReferenceInEveryInstantiation) {
@@ -290,11 +296,13 @@ TEST(CutlassGroupedGemm, TensorwiseReadsTheScalesWhenItRuns) {
   const Case c{"requantized", kE5m2Tensorwise, kE4m3Tensorwise, false, kRowsVary};
   const Stream stream;
   Groups groups(c, stream.stream);
-  const std::unique_ptr<GroupedGemm> gemm =
-      make_cutlass_grouped_gemm(groups.problems(), stream.stream);
-  groups.expect_match(*gemm, stream.stream);
+  const std::vector<std::unique_ptr<GroupedGemm>> gemms =
+      make_cutlass_grouped_gemms(groups.problems(), stream.stream);
+  for (const std::unique_ptr<GroupedGemm>& gemm : gemms)
+    groups.expect_match(*gemm, stream.stream);
   groups.quantize(1024.0f, stream.stream);
-  groups.expect_match(*gemm, stream.stream);
+  for (const std::unique_ptr<GroupedGemm>& gemm : gemms)
+    groups.expect_match(*gemm, stream.stream);
 }
 
 // ---- Refusals: need CUTLASS, not a GPU ------------------------------------------------------
@@ -330,7 +338,7 @@ std::vector<GemmProblem> fake_groups(const std::vector<Shape>& shapes, Quantizat
 
 template <typename Exception>
 std::string refusal(const std::vector<GemmProblem>& groups) {
-  return testing::thrown_message<Exception>([&] { make_cutlass_grouped_gemm(groups, nullptr); });
+  return testing::thrown_message<Exception>([&] { make_cutlass_grouped_gemms(groups, nullptr); });
 }
 
 #define REQUIRE_CUTLASS_BUILD()             \
@@ -404,7 +412,7 @@ TEST(CutlassGroupedGemm, RefusesBlockScaleLayoutsThatDiffer) {
   for (const Shape& fits : {Shape{128, 768, 128}, Shape{130, 128, 128}}) {
     std::string message;
     try {
-      make_cutlass_grouped_gemm(fake_groups({fits}, k1x128, k128x128), nullptr);
+      make_cutlass_grouped_gemms(fake_groups({fits}, k1x128, k128x128), nullptr);
     } catch (const std::exception& e) {
       message = e.what();
     }
