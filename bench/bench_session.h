@@ -41,7 +41,8 @@ struct CaseDefinition {
   std::string name;
   // Cases of one group are timed together (timing/steady_state_run.h): "{Precision}" for GEMM cases
   // (both modes: one recipe's training step), "{Precision}/Experts" for its grouped (expert)
-  // GEMM cases, "{Precision}/Quantize" for quantization cases.
+  // GEMM cases, "{Precision}/Quantize" and "{Precision}/Quantize/Experts" for quantization
+  // cases.
   std::string group;
   // Empty when this GPU can run the case, otherwise why not (the case is then skipped).
   std::function<std::string(const DeviceInfo&)> unsupported_reason;

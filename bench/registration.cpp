@@ -69,9 +69,12 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
     const Recipe* recipe = owned.get();
     if (!recipe->quantizes())
       continue;
-    for (const QuantizeSpec& spec : quantize_specs(workload)) {
-      // Quantization runs on any GPU: these cases are never skipped for the GEMM's reasons.
-      registrar.add({quantize_case_name(recipe->name(), spec), recipe->name() + "/Quantize",
+    for (const QuantizeSpec& spec : quantize_specs(workload, recipe->group_row_alignment())) {
+      // Quantization runs on any GPU: these cases are never skipped for the GEMM's reasons. A
+      // grouped operand's cases are a group of their own, as its GEMM cases are.
+      const std::string group =
+          recipe->name() + "/Quantize" + (spec.group_rows.empty() ? "" : "/Experts");
+      registrar.add({quantize_case_name(recipe->name(), spec), group,
                      [](const DeviceInfo&) { return std::string(); },
                      [recipe, spec](const RecipeContext& context) {
                        return prepare_quantize_case(*recipe, spec, context.stream);

@@ -76,7 +76,7 @@ std::vector<SweepCase> sweep(const std::vector<std::unique_ptr<Recipe>>& recipes
       continue;
     for (const OperandCopies copies :
          {OperandCopies::kRowwise, OperandCopies::kColumnwise, OperandCopies::kBoth}) {
-      const QuantizeSpec spec{TensorRole::kActivation, dims.tokens, dims.in_features, copies};
+      const QuantizeSpec spec{TensorRole::kActivation, dims.tokens, dims.in_features, copies, {}};
       cases.push_back({quantize_case_name(r->name(), spec), [r, spec] {
                          const std::unique_ptr<TimedWork> work =
                              prepare_quantize_case(*r, spec, nullptr);

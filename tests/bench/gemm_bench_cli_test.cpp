@@ -259,8 +259,10 @@ TEST(GemmBenchCli, DeepSeekV3ListsDenseMlaAndExpertCasesOfEveryPrecision) {
               HasSubstr("FP8Block/Wgrad/expert_down/prequant/G:32/M:2048/K:32768/N:7168/"));
   EXPECT_THAT(listing, HasSubstr("BF16/Fprop/kv_a/native/M:4096/K:7168/N:576/"));
   EXPECT_THAT(listing, Not(HasSubstr("/qkv/")));
-  // The routed tokens' quantization: one tensor per rank, rows = routed rows.
-  EXPECT_THAT(listing, HasSubstr("FP8Current/Quantize/x/rowwise/R:32768/C:7168/"));
+  // The routed tokens' quantization: every expert of the rank in one case, rows = routed rows
+  // (already multiples of 16: nothing to pad); the experts' stacked weights likewise.
+  EXPECT_THAT(listing, HasSubstr("FP8Current/Quantize/x/rowwise/G:32/R:32768/C:7168/"));
+  EXPECT_THAT(listing, HasSubstr("FP8Block/Quantize/w/columnwise/G:32/R:131072/C:7168/"));
 }
 
 TEST(GemmBenchCli, ExpertParallelismGivesEachRankItsGroups) {

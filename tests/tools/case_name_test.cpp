@@ -70,6 +70,10 @@ TEST(CaseName, RecognisesQuantizationCases) {
   const ParsedName parsed =
       parse_case_name("MXFP8/Quantize/activation/rowwise/R:8192/C:4096/manual_time");
   EXPECT_EQ(parsed.kind, ParsedName::Kind::kQuantize);
+  // A grouped operand: every expert's rows, quantized whole.
+  const ParsedName grouped =
+      parse_case_name("FP8Current/Quantize/x/rowwise/G:128/R:32768/C:2048/manual_time");
+  EXPECT_EQ(grouped.kind, ParsedName::Kind::kQuantize);
 }
 
 struct BadName {
@@ -107,6 +111,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadName{"BF16/Fprop/qkv/native/M:1/K:2/N:3/extra", "unexpected field 'extra'"},
         BadName{"MXFP8/Quantize/weight/rowwise/R:128",
                 "quantization case without R:{rows}/C:{cols}"},
+        BadName{"FP8Block/Quantize/x/rowwise/G:4/R:128",
+                "quantization case without R:{rows}/C:{cols}"},
+        BadName{"FP8Block/Quantize/x/rowwise/G:0/R:128/C:256",
+                "expected G:{groups} with a positive integer, got 'G:0'"},
+        BadName{"FP8Block/Quantize/x/rowwise/R:128/C:256/G:4", "unexpected field 'G:4'"},
         BadName{"BF16/Fprop/router/native/M:1/K:2/N:3", "unknown op 'router'"},
         BadName{"BF16/Fprop/expert_up/native/M:1/K:2/N:3",
                 "grouped op 'expert_up' needs G:{groups} before M:{m}"},

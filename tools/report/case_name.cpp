@@ -65,11 +65,15 @@ std::optional<std::string> trailing_problem(const std::vector<std::string_view>&
 }
 
 ParsedName parse_quantize_case(const std::vector<std::string_view>& tokens) {
-  // {Precision}/Quantize/{operand}/{layout}/R:{r}/C:{c}
-  if (tokens.size() < 6 || !parse_dimension(tokens[4], "R:") || !parse_dimension(tokens[5], "C:")) {
+  // {Precision}/Quantize/{operand}/{layout}[/G:{g}]/R:{r}/C:{c}
+  const size_t rows = tokens.size() > 4 && tokens[4].substr(0, 2) == "G:" ? 5 : 4;
+  if (rows == 5 && !parse_dimension(tokens[4], "G:"))
+    return unparseable("expected G:{groups} with a positive integer, got " + quoted(tokens[4]));
+  if (tokens.size() < rows + 2 || !parse_dimension(tokens[rows], "R:") ||
+      !parse_dimension(tokens[rows + 1], "C:")) {
     return unparseable("quantization case without R:{rows}/C:{cols}");
   }
-  if (auto problem = trailing_problem(tokens, 6))
+  if (auto problem = trailing_problem(tokens, rows + 2))
     return unparseable(*problem);
   ParsedName parsed;
   parsed.kind = ParsedName::Kind::kQuantize;
