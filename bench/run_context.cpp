@@ -49,6 +49,9 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
   AddCustomContext("provider", options.provider.text(dense_provider_name));
+  // Which implementations --provider and --grouped could choose from in this build.
+  const std::string cutlass = GEMMSCOPE_CUTLASS_VERSION;
+  AddCustomContext("cutlass", cutlass.empty() ? "not built" : cutlass);
   AddCustomContext("compute_capability", device.compute_capability());
   AddCustomContext("sm_count", std::to_string(device.sm_count));
   AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));
