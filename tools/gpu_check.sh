@@ -26,6 +26,9 @@
 #   peer     tools/torch_peer.py and gemm_bench on the same cases, in the order torch, gemm_bench,
 #            gemm_bench, torch: each pair compared (compare.py input), so what the run order
 #            does shows apart from what the two sides do
+#   peer_moe the BF16 expert (grouped) cases of three MoE workloads through torch._grouped_mm
+#            (tools/torch_peer.py) and through gemm_bench, per workload in the order gemm_bench,
+#            torch, torch, gemm_bench; each pair compared
 #   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
 #            with --verify --emulate, balanced and skewed routing, through the loop and through
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
@@ -211,10 +214,10 @@ stage_gpcclock() {
   cat "$out/gpcclock.txt"
 }
 
-# The PyTorch peer on the BF16 native and FP8Current prequant cases beside gemm_bench on the same
-# cases, in separate processes: torch, gemm_bench, gemm_bench, torch. The GPU's state drifts
-# between processes (it warms up; times at the cap move by up to about 1% from run to run), so
-# each pair is compared, one with torch first and one with gemm_bench first: a difference
+# The PyTorch peer on the BF16 native, FP8Current and FP8Block prequant cases beside gemm_bench on
+# the same cases, in separate processes: torch, gemm_bench, gemm_bench, torch. The GPU's state
+# drifts between processes (it warms up; times at the cap move by up to about 1% from run to
+# run), so each pair is compared, one with torch first and one with gemm_bench first: a difference
 # between the two sides has the same sign in both, one of the order has opposite signs.
 stage_peer() {
   local python=python3
@@ -225,8 +228,9 @@ stage_peer() {
       run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --list_kernels \
         --out="$out/$name.json"
     else
-      run "$name" "$bench" '--benchmark_filter=^(BF16/.*/native|FP8Current/.*/prequant)/' \
-        --list_kernels --benchmark_out="$out/$name.json" --benchmark_out_format=json
+      run "$name" "$bench" \
+        '--benchmark_filter=^(BF16/.*/native|FP8(Current|Block)/.*/prequant)/' --list_kernels \
+        --benchmark_out="$out/$name.json" --benchmark_out_format=json
     fi
   done
   {
@@ -235,6 +239,47 @@ stage_peer() {
     echo "--- gemm_bench first, then torch (time: gemm_bench against torch)"
     python3 tools/run_diff.py "$out/peer_torch_2.json" "$out/peer_gemmscope_2.json"
   } | tee "$out/peer.txt"
+}
+
+# The peer on the BF16 expert cases: torch._grouped_mm (one CUTLASS kernel for all of a rank's
+# experts) beside gemm_bench's --grouped=$PEER_MOE_GROUPED (default loop: one cuBLASLt GEMM per
+# expert, BF16's fastest way in gemm_bench) on the same names, for each workload of
+# $PEER_MOE_MODELS (';'-separated gemm_bench flags). Per workload: gemm_bench, torch, torch,
+# gemm_bench; the first gemm_bench JSON gives the peer gemm_bench's rows per expert
+# (--context_from), and each pair is compared, one with gemm_bench first and one with torch first.
+# About 30 s a process, so 6 minutes for the three default workloads.
+stage_peer_moe() {
+  local python=python3
+  [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
+  local filter='^BF16/(Fprop|Dgrad|Wgrad)/expert_[a-z]+/native/G:'
+  local models model tag name rows
+  local workloads=${PEER_MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}
+  IFS=';' read -r -a models <<<"$workloads"
+  : >"$out/peer_moe.txt"
+  for model in "${models[@]}"; do
+    tag=$(sed -e 's/ --expert_parallel=/_ep/' -e 's/[^A-Za-z0-9_.-]/_/g' <<<"$model")
+    rows="$out/peer_moe_${tag}_gemmscope_1.json"
+    for name in gemmscope_1 torch_1 torch_2 gemmscope_2; do
+      name="peer_moe_${tag}_$name"
+      # shellcheck disable=SC2086 # $model is a preset and its flags
+      if [[ $name == *_torch_* ]]; then
+        run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --context_from="$rows" \
+          --filter="$filter" --list_kernels --out="$out/$name.json" -- --model=$model
+      else
+        run "$name" "$bench" --model=$model --grouped="${PEER_MOE_GROUPED:-loop}" \
+          --benchmark_filter="$filter" --list_kernels --benchmark_out="$out/$name.json" \
+          --benchmark_out_format=json
+      fi
+    done
+    {
+      echo "=== $model: gemm_bench first, then torch (time: gemm_bench against torch)"
+      python3 tools/run_diff.py "$out/peer_moe_${tag}_torch_1.json" "$rows"
+      echo "=== $model: torch first, then gemm_bench (time: gemm_bench against torch)"
+      python3 tools/run_diff.py "$out/peer_moe_${tag}_torch_2.json" \
+        "$out/peer_moe_${tag}_gemmscope_2.json"
+      grep -hE "expert_.*(error|refused)" "$out/peer_moe_${tag}_torch_1.log" | head -6
+    } 2>&1 | tee -a "$out/peer_moe.txt"
+  done
 }
 
 stage_probe() {

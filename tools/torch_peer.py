@@ -1,24 +1,74 @@
 #!/usr/bin/env python3
-"""A peer on the same data: times gemm_bench's BF16 `native` and FP8Current `prequant` GEMM cases
-with PyTorch (torch.matmul, torch._scaled_mm) under gemm_bench's timing rules, and writes Google
-Benchmark JSON with gemm_bench's case names, so that Google Benchmark's compare.py puts the two
-side by side:
+"""A peer on the same data: times gemm_bench's BF16 `native`, FP8Current `prequant` and FP8Block
+`prequant` GEMM cases, dense and (BF16) grouped, with PyTorch under gemm_bench's timing rules, and
+writes Google Benchmark JSON with gemm_bench's case names, so that Google Benchmark's compare.py
+and tools/run_diff.py put the two side by side:
 
     tools/torch_peer.py --out=torch.json -- --model=llama3-8b
     compare.py benchmarks torch.json gemmscope.json
 
+    # Expert (grouped) cases need the routed rows per expert of a gemm_bench run of the same flags:
+    gemm_bench --model=deepseek-v3 --benchmark_filter='^BF16/.*/expert_' \\
+        --benchmark_out=gemmscope.json --benchmark_out_format=json
+    tools/torch_peer.py --context_from=gemmscope.json --filter='^BF16/.*/expert_' \\
+        --out=torch.json -- --model=deepseek-v3
+
 Usage: torch_peer.py [--gemm_bench=PATH | --cases=FILE] [--filter=REGEX] [--out=FILE]
+                     [--expert_rows=LIST | --context_from=FILE]
                      [--repetitions=R] [--gpu_warmup=S] [--max_warmup=S] [timing options]
                      [--list_kernels] [--dry-run] [-- GEMM_BENCH_FLAGS...]
 
 Cases come from `gemm_bench --benchmark_list_tests GEMM_BENCH_FLAGS...` (or one name a line in
-FILE); only BF16/{pass}/{op}/native/M:/K:/N: and FP8Current/{pass}/{op}/prequant/M:/K:/N: cases
-are kept. --dry-run prints the groups and each case's operands and call without importing
-torch.
+FILE); the peer keeps those below and leaves every other out. --dry-run prints the groups, each
+case's operands (and a grouped case's rows per expert) and its call, without importing torch.
+
+- BF16/{pass}/{op}/native/M:/K:/N: -- torch.matmul in the layouts a framework launches (Fprop TN,
+  Dgrad NN, Wgrad NT).
+- FP8Current/{pass}/{op}/prequant/M:/K:/N: -- torch._scaled_mm with one FP32 scale per tensor,
+  E4M3 data and E5M2 gradients, TN only (transposed copies made outside timing), fast
+  accumulation in Fprop.
+- FP8Block/{pass}/{op}/prequant/M:/K:/N: -- torch.nn.functional.scaled_mm with
+  ScalingType.BlockWise1x128 and BlockWise128x128 (as in PyTorch 2.11): gemmscope's recipe
+  (bench/recipes/fp8_block_recipe.cpp, quant/fp8_block.h): E4M3 everywhere, power-of-2 FP32
+  scales, X and dY 1x128 along each copy's contraction dimension, W 128x128; 1x128 x 128x128 in
+  Fprop and Dgrad, 1x128 x 1x128 in Wgrad; no fast accumulation. PyTorch runs these through
+  cuBLASLt's VEC128_32F and BLK128x128_32F scale modes (aten/src/ATen/native/cuda/ScaledBlas.cpp,
+  sm_90 and cuBLASLt >= 12.9 only), the library gemm_bench's cublaslt provider runs: this pair
+  checks gemm_bench's harness (operands, scale layouts, timing), it is not a faster kernel.
+  torch lays a 1x128 operand's scales out with leading dimension `rows` where cuBLASLt reads
+  roundup(rows, 4), so a case with such an operand's rows not a multiple of 4 is refused.
+- BF16/{pass}/{expert_up|expert_down}/native/G:/M:/K:/N: -- torch._grouped_mm, PyTorch's CUTLASS
+  grouped GEMM (aten/src/ATen/native/cuda/GroupMM.cu), all experts in one launch, over the routed
+  rows sorted by expert, offs = the running sums of the rows per expert (int32): Fprop
+  x [R, in] by w [G, out, in].transpose(-2, -1); Dgrad dy [R, out] by w [G, out, in]; Wgrad
+  dy.t() [out, R] by x [R, in] -> dW [G, out, in], K-grouped (2D by 2D). gemm_bench's default
+  `--grouped=loop` runs one cuBLASLt GEMM per expert instead, so this pair says how far a
+  grouped BF16 kernel is from gemm_bench's BF16 baseline. torch takes at most 1023 groups and
+  16-byte aligned rows (in and out multiples of 8); other cases are refused with that reason.
+  The rows per expert are gemm_bench's: it routes the tokens itself (shapes/routing.h) and
+  records the timed rank's rows per expert in its JSON context (`expert_rows`), which
+  --benchmark_list_tests does not print; give that JSON, from a run of the same model flags, with
+  --context_from=FILE, or the rows with --expert_rows=LIST (without either, grouped cases are
+  left out, with a note). Experts without rows are left out, as gemm_bench leaves them out; each
+  grouped case's G and routed rows (M, or K in Wgrad) must match the rows given.
+
+Left out, and why (PyTorch 2.11): grouped FP8 cases. torch._scaled_grouped_mm
+(aten/src/ATen/native/cuda/GroupedBlas.cpp) takes rowwise FP32 scales on sm_90 (a CUTLASS
+kernel, E4M3 by E4M3 only) and MXFP8 on sm_100: neither is FP8Current's recipe (each expert's
+tensors with one scale, E5M2 gradients) nor FP8Block's (1x128 and 128x128 blocks). Each expert's
+tensorwise scale spread over rowwise vectors would give Fprop the same arithmetic through another
+kernel, but Dgrad and Wgrad's E5M2 gradients are refused, so every grouped FP8 case is left out.
+FP8Delayed's prequant GEMM is FP8Current's; autocast cases time gemmscope's own quantization
+kernels; MXFP8 and NVFP4 need Blackwell.
+
+Every FP8Block and grouped case is checked once, outside timing, against an FP32 product of the
+same (dequantized) operands: a relative error above REFERENCE_TOLERANCE means a wrong layout
+and fails the case.
 
 How cases are timed, as gemm_bench times them (bench/timing/steady_state_run.h): first the GPU is warmed
 up as gemm_bench warms it up (bench/timing/gpu_warmup.h); then the cases of one
-precision form a group, prepared together and run round-robin (one sample of each in turn), so
+precision (its dense or its grouped cases, as gemm_bench groups them) form a group, prepared
+together and run round-robin (one sample of each in turn), so
 that every member is timed at the clock the group's mix of work holds, as in a training step.
 The group first runs untimed until NVML shows the SM clock and board power settled (or
 --max_settle); then it is sampled round-robin until every member's mean is known to
@@ -28,13 +78,16 @@ start event, the GEMM, stop event. Samples are enqueued in batches, the next whi
 the GPU runs them back to back and host launch latency is not timed. The time reported is the
 mean (less outliers; bench/timing/sample_statistics.h); each repetition is one whole run of the group.
 
-One difference remains: gemm_bench's FP8Current group also holds its `autocast` cases, which a
-peer cannot run, so the peer's FP8 group is a different mix and may hold a different clock.
+One difference remains: gemm_bench's FP8Current and FP8Block groups also hold their `autocast`
+cases, which a peer cannot run, so the peer's FP8 groups are a different mix and may hold a
+different clock.
 """
 
 import argparse
 import collections
+import dataclasses
 import datetime
+import itertools
 import json
 import math
 import os
@@ -48,17 +101,36 @@ import time
 from dataclasses import dataclass
 
 CASE_RE = re.compile(
-    r"^(?P<precision>BF16|FP8Current)/(?P<pass_>Fprop|Dgrad|Wgrad)/(?P<op>[^/]+)/(?P<mode>[^/]+)"
-    r"/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)(?:/manual_time)?$")
-# BF16 is registered once as `native`; FP8Current's `prequant` mode times the GEMM alone, which is
-# what a peer can reproduce (its `autocast` quantization kernels are gemmscope's own).
-PEER_MODES = {"BF16": "native", "FP8Current": "prequant"}
+    r"^(?P<precision>BF16|FP8Current|FP8Block)/(?P<pass_>Fprop|Dgrad|Wgrad)/(?P<op>[^/]+)"
+    r"/(?P<mode>[^/]+)(?:/G:(?P<groups>\d+))?/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)"
+    r"(?:/manual_time)?$")
+# BF16 is registered once as `native`; the FP8 recipes' `prequant` mode times the GEMM alone,
+# which is what a peer can reproduce (their `autocast` quantization kernels are gemmscope's own).
+PEER_MODES = {"BF16": "native", "FP8Current": "prequant", "FP8Block": "prequant"}
+# Grouped cases torch has a matching kernel for (see the module's docstring).
+GROUPED_PRECISIONS = {"BF16"}
 
 # FP8 formats: torch dtype name and largest finite value. Scales map amax onto that value.
 FP8 = {"e4m3": ("float8_e4m3fn", 448.0), "e5m2": ("float8_e5m2", 57344.0)}
 # One fixed seed per training tensor (as gemm_bench seeds per role): every precision of a case
 # multiplies the same data.
 SEEDS = {"x": 0x5eed0001, "w": 0x5eed0002, "dy": 0x5eed0003}
+# FP8Block's blocks (quant/fp8_scale_layout.h): 128 elements along the contraction dimension,
+# 128x128 for weights; cuBLASLt pads the rows of a 1x128 scale tensor, and the block columns of
+# a 128x128 one, to a multiple of 4.
+SCALE_BLOCK = 128
+SCALE_ALIGNMENT = 4
+FP32_MAX = 3.4028234663852886e38
+# torch._grouped_mm (aten/src/ATen/native/cuda/GroupMM.cu, GroupedMMUtils.h): fewer than 1024
+# groups; every operand's leading stride a multiple of 16 bytes (8 BF16 elements).
+GROUPED_MAX_GROUPS = 1023
+GROUPED_ALIGNMENT = 8
+# torch._scaled_mm: K and N multiples of 16.
+SCALED_MM_ALIGNMENT = 16
+# The largest relative error (Frobenius norm) against an FP32 product of the same operands that a
+# checked case may have: BF16 rounding of the output gives about 0.1%; a scale or row misplaced
+# by a wrong layout gives far more.
+REFERENCE_TOLERANCE = 0.01
 # How often the sampling loop checks the noise targets (each check sorts every member's
 # samples), as gemm_bench's kStoppingCheckSeconds.
 STOPPING_CHECK_S = 0.05
@@ -100,6 +172,14 @@ SETTLE_POWER_TOLERANCE_PCT = 8.0
 SETTLE_CAPPED_SHARE_OF_LIMIT = 0.9
 
 
+def ceil_div(value, divisor):
+    return -(-value // divisor)
+
+
+def round_up(value, multiple):
+    return ceil_div(value, multiple) * multiple
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # as gemm_bench reports it, ending in /manual_time
@@ -108,6 +188,17 @@ class Case:
     m: int
     k: int
     n: int
+    groups: int = 0  # G of a grouped (expert) case; 0 for a dense case
+    group_rows: tuple = ()  # a grouped case's rows per expert (attach_group_rows)
+
+    @property
+    def grouped(self):
+        return self.groups > 0
+
+    @property
+    def group_key(self):
+        """The group gemm_bench times the case with (bench/bench_session.h)."""
+        return self.precision + ("/Experts" if self.grouped else "")
 
     @property
     def flops(self):
@@ -116,14 +207,21 @@ class Case:
     def role_shape(self, role):
         """The row-major shape a training framework stores a tensor in, from the case's M, K, N
         (TransformerEngine's conventions: Fprop M=tokens K=in N=out; Dgrad M=tokens K=out N=in;
-        Wgrad M=in K=tokens N=out)."""
+        Wgrad M=in K=tokens N=out). In a grouped case tokens are the routed rows of all experts,
+        sorted by expert, and the weight is one [out, in] per expert: [G, out, in]."""
         tokens, in_features, out_features = {
             "Fprop": (self.m, self.k, self.n),
             "Dgrad": (self.m, self.n, self.k),
             "Wgrad": (self.k, self.m, self.n),
         }[self.gemm_pass]
-        return {"x": (tokens, in_features), "w": (out_features, in_features),
-                "dy": (tokens, out_features)}[role]
+        if role == "w":
+            return ((self.groups,) if self.grouped else ()) + (out_features, in_features)
+        return {"x": (tokens, in_features), "dy": (tokens, out_features)}[role]
+
+    @property
+    def routed_rows(self):
+        """A grouped case's R, the rows of all experts: M, or K in Wgrad."""
+        return self.k if self.gemm_pass == "Wgrad" else self.m
 
 
 def parse_case(line):
@@ -131,9 +229,23 @@ def parse_case(line):
     match = CASE_RE.match(line.strip())
     if match is None or PEER_MODES[match["precision"]] != match["mode"]:
         return None
+    groups = int(match["groups"]) if match["groups"] else 0
+    if groups and match["precision"] not in GROUPED_PRECISIONS:
+        return None
     name = match[0] if match[0].endswith("/manual_time") else match[0] + "/manual_time"
     return Case(name, match["precision"], match["pass_"], int(match["m"]), int(match["k"]),
-                int(match["n"]))
+                int(match["n"]), groups)
+
+
+def left_out_grouped_fp8(lines, filter_regex=None):
+    """How many of `lines` are grouped FP8 `prequant` cases matching `filter_regex`, which torch
+    cannot time with their recipe (see the module's docstring)."""
+    pattern = re.compile(filter_regex) if filter_regex else None
+    return sum(1 for line in lines
+               if (match := CASE_RE.match(line.strip())) and match["groups"]
+               and match["precision"] not in GROUPED_PRECISIONS
+               and PEER_MODES[match["precision"]] == match["mode"]
+               and not (pattern and not pattern.search(match[0])))
 
 
 def select_cases(lines, filter_regex=None):
@@ -150,26 +262,155 @@ def select_cases(lines, filter_regex=None):
     return cases
 
 
+def parse_expert_rows(text):
+    """Rows per expert from "2048,2048,..." (gemm_bench's context `expert_rows`); ValueError
+    unless they are non-negative integers, at least one positive."""
+    try:
+        rows = tuple(int(item) for item in text.split(","))
+    except ValueError:
+        raise ValueError(f"expected comma-separated rows per expert, got {text!r}") from None
+    if min(rows) < 0 or max(rows) <= 0:
+        raise ValueError(f"rows per expert must be non-negative, some positive: {text!r}")
+    return rows
+
+
+def routing_key(text):
+    """gemm_bench's --routing value, comparable: "skewed" is "skewed:1", and "skewed:1.50" is
+    "skewed:1.5", as gemm_bench's to_string writes them."""
+    kind, _, alpha = text.partition(":")
+    if kind != "skewed":
+        return text
+    try:
+        return ("skewed", float(alpha) if alpha else 1.0)
+    except ValueError:
+        return text
+
+
+def context_mismatches(context, bench_flags):
+    """Where the workload flags after "--" disagree with a gemm_bench JSON's context (model,
+    expert parallelism, routing): the rows per expert would then not be this workload's. No
+    flags (cases from --cases): nothing to compare."""
+    if not bench_flags:
+        return []
+    given = {}
+    for flag in bench_flags:
+        name, equals, value = flag.partition("=")
+        if equals and name in ("--model", "--expert_parallel", "--routing"):
+            given[name[2:]] = value
+    given.setdefault("routing", "balanced (the default)")
+    mismatches = []
+    for key, value in given.items():
+        recorded = context.get(key)
+        same = (routing_key(value.split(" ")[0]) == routing_key(recorded)
+                if key == "routing" and recorded else value == recorded)
+        if recorded is not None and not same:
+            mismatches.append(f"--{key}={value} but the run had {key} {recorded}")
+    return mismatches
+
+
+def expert_rows_from_context(path, bench_flags):
+    """The rows per expert a gemm_bench JSON records in its context; SystemExit with the reason
+    where it records none or was run with other workload flags than `bench_flags`."""
+    try:
+        with open(path) as f:
+            context = json.load(f).get("context", {})
+    except (OSError, ValueError) as error:
+        sys.exit(f"torch_peer: --context_from={path}: {error}")
+    if not context.get("expert_rows"):
+        sys.exit(f"torch_peer: --context_from={path}: its context has no expert_rows "
+                 "(a gemm_bench JSON of a mixture-of-experts model is needed)")
+    mismatches = context_mismatches(context, bench_flags)
+    if mismatches:
+        sys.exit(f"torch_peer: --context_from={path} is another workload: "
+                 + "; ".join(mismatches))
+    try:
+        return parse_expert_rows(context["expert_rows"])
+    except ValueError as error:
+        sys.exit(f"torch_peer: --context_from={path}: {error}")
+
+
+def attach_group_rows(cases, expert_rows):
+    """`cases` with each grouped case's rows per expert: the experts of `expert_rows` that got
+    rows, in expert order (gemm_bench leaves the others out). ValueError naming every grouped
+    case whose G or routed rows the rows do not give, or when there are grouped cases and no
+    rows."""
+    grouped = [case for case in cases if case.grouped]
+    if not grouped:
+        return cases
+    if expert_rows is None:
+        raise ValueError(
+            f"{len(grouped)} grouped case(s) need gemm_bench's rows per expert, which "
+            "--benchmark_list_tests does not print: pass --context_from=FILE (a gemm_bench JSON "
+            "of the same model flags; its context's expert_rows) or --expert_rows=LIST, or "
+            "leave them out")
+    rows = tuple(r for r in expert_rows if r > 0)
+    wrong = [f"{case.name} (G={case.groups}, {case.routed_rows} rows)" for case in grouped
+             if case.groups != len(rows) or case.routed_rows != sum(rows)]
+    if wrong:
+        raise ValueError(f"the rows per expert given ({len(rows)} experts with rows, "
+                         f"{sum(rows)} rows) are not those of " + ", ".join(wrong))
+    return [dataclasses.replace(case, group_rows=rows) if case.grouped else case
+            for case in cases]
+
+
+def rows_text(rows):
+    """Rows per expert, runs of equal counts folded: "2049 x3, 2048 x13"."""
+    runs = []
+    for r in rows:
+        if runs and runs[-1][0] == r:
+            runs[-1][1] += 1
+        else:
+            runs.append([r, 1])
+    return ", ".join(f"{r} x{count}" if count > 1 else str(r) for r, count in runs)
+
+
 @dataclass(frozen=True)
 class Operand:
     role: str  # x, w or dy: the training tensor it is made from
     transposed_copy: bool  # a contiguous transposed ("columnwise") copy, made outside timing
     fmt: str  # bf16, e4m3 or e5m2
-    read_transposed: bool  # the GEMM reads it through .t(), a free column-major view
+    read_transposed: bool  # the GEMM reads it through .t() (.transpose(-2, -1)): a free view
+    scaling: str = ""  # FP8: "tensor", or FP8Block's "1x128" or "128x128" blocks
 
     def stored_shape(self, case):
-        rows, cols = case.role_shape(self.role)
-        return (cols, rows) if self.transposed_copy else (rows, cols)
+        shape = case.role_shape(self.role)
+        return shape[:-2] + shape[:-3:-1] if self.transposed_copy else shape
 
     def view_shape(self, case):
+        shape = self.stored_shape(case)
+        return shape[:-2] + shape[:-3:-1] if self.read_transposed else shape
+
+    def scale_layout(self, case):
+        """(shape, strides) of the scale tensor torch takes for a block-scaled operand, from its
+        stored [rows, cols] (contracted along cols): 1x128 [rows, ceil(cols/128)] with the rows
+        fastest (cuBLASLt's VEC128_32F when rows % 4 == 0); 128x128 [P, ceil(rows/128)], P =
+        roundup(ceil(cols/128), 4), the block columns fastest (BLK128x128_32F). None otherwise."""
+        if self.scaling not in ("1x128", "128x128"):
+            return None
         rows, cols = self.stored_shape(case)
-        return (cols, rows) if self.read_transposed else (rows, cols)
+        if self.scaling == "1x128":
+            return (rows, ceil_div(cols, SCALE_BLOCK)), (1, rows)
+        padded = round_up(ceil_div(cols, SCALE_BLOCK), SCALE_ALIGNMENT)
+        return (padded, ceil_div(rows, SCALE_BLOCK)), (1, padded)
 
     def describe(self, case):
         name = self.role + ("ᵀ copy" if self.transposed_copy else "")
-        layout = "column-major (.t() of row-major)" if self.read_transposed else "row-major"
-        rows, cols = self.view_shape(case)
-        return f"{name} {self.fmt.upper()} [{rows}, {cols}] {layout}"
+        view = self.view_shape(case)
+        if not self.read_transposed:
+            layout = "row-major"
+        elif len(view) == 3:
+            layout = "column-major per expert (.transpose(-2, -1) of row-major)"
+        else:
+            layout = "column-major (.t() of row-major)"
+        text = f"{name} {self.fmt.upper()} [{', '.join(map(str, view))}] {layout}"
+        scales = self.scale_layout(case)
+        if scales:
+            text += (f", {self.scaling} scales FP32 [{', '.join(map(str, scales[0]))}] "
+                     f"strides ({', '.join(map(str, scales[1]))})")
+        return text
+
+
+MATMUL, SCALED_MM, BLOCK_SCALED_MM, GROUPED_MM = "matmul", "scaled_mm", "block", "grouped"
 
 
 @dataclass(frozen=True)
@@ -180,16 +421,24 @@ class Plan:
     a: Operand
     b: Operand
     fast_accum: bool  # FP8 only: cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM
-
-    @property
-    def fp8(self):
-        return self.a.fmt != "bf16"
+    kind: str = MATMUL  # which call runs it: MATMUL, SCALED_MM, BLOCK_SCALED_MM, GROUPED_MM
 
     def out_shape(self, case):
-        return (self.a.view_shape(case)[0], self.b.view_shape(case)[1])
+        a, b = self.a.view_shape(case), self.b.view_shape(case)
+        if case.grouped and len(b) == 2:
+            return (case.groups, a[0], b[1])  # K-grouped: one [out, in] per expert
+        return (a[0], b[-1])
 
     def call(self):
-        if self.fp8:
+        if self.kind == GROUPED_MM:
+            return "torch._grouped_mm(a, b, offs=offs)"
+        if self.kind == BLOCK_SCALED_MM:
+            recipe = {"1x128": "BlockWise1x128", "128x128": "BlockWise128x128"}
+            return (f"torch.nn.functional.scaled_mm(a, b, scale_a, "
+                    f"ScalingType.{recipe[self.a.scaling]}, scale_b, "
+                    f"ScalingType.{recipe[self.b.scaling]}, output_dtype=torch.bfloat16, "
+                    f"use_fast_accum={self.fast_accum})")
+        if self.kind == SCALED_MM:
             return (f"torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, "
                     f"use_fast_accum={self.fast_accum})")
         return "torch.matmul(a, b)"
@@ -197,30 +446,73 @@ class Plan:
 
 def plan_for(case):
     """Which tensors each pass multiplies, in which layout and format."""
-    def op(role, fmt, copy=False, t=False):
-        return Operand(role, copy, fmt, t)
+    def op(role, fmt, copy=False, t=False, scaling=""):
+        return Operand(role, copy, fmt, t, scaling)
 
     if case.precision == "BF16":
-        # The layouts a training framework launches: Fprop TN, Dgrad NN, Wgrad NT.
+        # The layouts a training framework launches: Fprop TN, Dgrad NN, Wgrad NT. A grouped
+        # case reads the same tensors with one weight per expert, through torch._grouped_mm.
+        kind = GROUPED_MM if case.grouped else MATMUL
         return {
-            "Fprop": Plan(op("x", "bf16"), op("w", "bf16", t=True), False),  # X·Wᵀ
-            "Dgrad": Plan(op("dy", "bf16"), op("w", "bf16"), False),  # dY·W, W [out=K, in=N]
+            "Fprop": Plan(op("x", "bf16"), op("w", "bf16", t=True), False, kind),  # X·Wᵀ
+            "Dgrad": Plan(op("dy", "bf16"), op("w", "bf16"), False, kind),  # dY·W, W [out=K, in=N]
             # dW = dYᵀ·X, both read transposed from their [tokens, ...] storage; the output is
             # dW [out, in] = [N, M], laid out like W, as gemm_bench's Wgrad writes it. (x.t() @ dy
             # costs the same 2·M·K·N but writes dWᵀ and reaches cuBLAS with m and n swapped.)
-            "Wgrad": Plan(op("dy", "bf16", t=True), op("x", "bf16"), False),
+            "Wgrad": Plan(op("dy", "bf16", t=True), op("x", "bf16"), False, kind),
+        }[case.gemm_pass]
+    if case.precision == "FP8Block":
+        # As FP8Current's layouts below, E4M3 everywhere: X and dY (and their copies) 1x128 along
+        # the copy's contraction dimension, W 128x128 (its copy's grid is W's transposed); split
+        # accumulation in every pass, as TransformerEngine's Float8BlockScaling.
+        return {
+            "Fprop": Plan(op("x", "e4m3", scaling="1x128"),
+                          op("w", "e4m3", t=True, scaling="128x128"), False, BLOCK_SCALED_MM),
+            "Dgrad": Plan(op("dy", "e4m3", scaling="1x128"),
+                          op("w", "e4m3", copy=True, t=True, scaling="128x128"), False,
+                          BLOCK_SCALED_MM),
+            "Wgrad": Plan(op("dy", "e4m3", copy=True, scaling="1x128"),
+                          op("x", "e4m3", copy=True, t=True, scaling="1x128"), False,
+                          BLOCK_SCALED_MM),
         }[case.gemm_pass]
     # FP8 on Hopper is TN only: a row-major [rows, K], b column-major [K, cols] (.t() of a
     # row-major [cols, K] tensor), so Dgrad and Wgrad read transposed copies. Gradients are E5M2.
     # Fast accumulation in Fprop only, as TransformerEngine does.
     return {
-        "Fprop": Plan(op("x", "e4m3"), op("w", "e4m3", t=True), True),
-        "Dgrad": Plan(op("dy", "e5m2"), op("w", "e4m3", copy=True, t=True), False),
+        "Fprop": Plan(op("x", "e4m3", scaling="tensor"),
+                      op("w", "e4m3", t=True, scaling="tensor"), True, SCALED_MM),
+        "Dgrad": Plan(op("dy", "e5m2", scaling="tensor"),
+                      op("w", "e4m3", copy=True, t=True, scaling="tensor"), False, SCALED_MM),
         # dW [out, in] = dYᵀ copy [out, tokens] · (Xᵀ copy [in, tokens]).t(): gemm_bench's Wgrad
         # (its left operand is dY's columnwise copy, its right X's), so cuBLASLt's A is Xᵀ E4M3
         # and its B dYᵀ E5M2, with m = in, n = out.
-        "Wgrad": Plan(op("dy", "e5m2", copy=True), op("x", "e4m3", copy=True, t=True), False),
+        "Wgrad": Plan(op("dy", "e5m2", copy=True, scaling="tensor"),
+                      op("x", "e4m3", copy=True, t=True, scaling="tensor"), False, SCALED_MM),
     }[case.gemm_pass]
+
+
+def refusal(case, plan):
+    """Why torch cannot take `case` as gemm_bench runs it, or None. Checked before torch is
+    asked, so that the reason is the layout rule, not a failure deep in a kernel."""
+    if plan.kind == GROUPED_MM:
+        in_features, out_features = case.role_shape("x")[1], case.role_shape("dy")[1]
+        if case.groups > GROUPED_MAX_GROUPS:
+            return (f"torch._grouped_mm runs at most {GROUPED_MAX_GROUPS} groups "
+                    f"(aten/src/ATen/native/cuda/GroupMM.cu), this case has {case.groups}")
+        if in_features % GROUPED_ALIGNMENT or out_features % GROUPED_ALIGNMENT:
+            return (f"torch._grouped_mm needs 16-byte aligned rows: in ({in_features}) and out "
+                    f"({out_features}) multiples of {GROUPED_ALIGNMENT} (GroupedMMUtils.h)")
+    if plan.kind == BLOCK_SCALED_MM:
+        if case.k % SCALED_MM_ALIGNMENT or case.n % SCALED_MM_ALIGNMENT:
+            return (f"torch's scaled_mm needs K ({case.k}) and N ({case.n}) multiples of "
+                    f"{SCALED_MM_ALIGNMENT}")
+        for operand in (plan.a, plan.b):
+            rows = operand.stored_shape(case)[0]
+            if operand.scaling == "1x128" and rows % SCALE_ALIGNMENT:
+                return (f"{operand.role}'s 1x128 scales: torch lays them out with leading "
+                        f"dimension {rows} (its rows), cuBLASLt's VEC128_32F reads "
+                        f"roundup({rows}, {SCALE_ALIGNMENT})")
+    return None
 
 
 # gemm_bench's sample statistics (bench/timing/sample_statistics.h): the mean of the samples, less
@@ -631,41 +923,148 @@ def open_nvml_monitor(torch):
         return None, f"NVML: {error}"
 
 
-def build_gemm(torch, case, plan):
+def block_scales(torch, amax, fmt_max):
+    """gemmscope's scale_from_amax with power_of_2 (quant/fp8_scale_policy.h), block by block:
+    fmt_max / amax (1 where amax is 0 or not finite, FLT_MAX where the quotient overflows),
+    rounded down to a power of two by clearing its mantissa, so that its inverse is exact."""
+    scale = torch.where((amax > 0) & torch.isfinite(amax), fmt_max / amax, torch.ones_like(amax))
+    scale = torch.where(torch.isfinite(scale), scale, torch.full_like(scale, FP32_MAX))
+    return (scale.view(torch.int32) & -0x800000).view(torch.float32)  # & 0xff800000
+
+
+def expand_blocks(per_block, block_rows, rows, cols):
+    """A [row blocks, col blocks] tensor spread over the [rows, cols] elements it scales."""
+    return (per_block.repeat_interleave(block_rows, 0)
+            .repeat_interleave(SCALE_BLOCK, 1)[:rows, :cols])
+
+
+def quantize_block(torch, data, scaling, fmt):
+    """FP8Block's cast of a row-major [rows, cols] BF16 tensor (quant/fp8_block.h), blocks along
+    cols: (E4M3 data, the dequantization scale of each block, [ceil(rows/128) or rows,
+    ceil(cols/128)])."""
+    dtype_name, fmt_max = FP8[fmt]
+    rows, cols = data.shape
+    block_rows = SCALE_BLOCK if scaling == "128x128" else 1
+    padded_rows = round_up(rows, block_rows)
+    padding = (0, round_up(cols, SCALE_BLOCK) - cols, 0, padded_rows - rows)
+    magnitude = torch.nn.functional.pad(data.float().abs_(), padding)
+    amax = magnitude.view(padded_rows // block_rows, block_rows, -1, SCALE_BLOCK).amax(dim=(1, 3))
+    del magnitude
+    scale = block_scales(torch, amax, fmt_max)
+    quantized = (data.float().mul_(expand_blocks(scale, block_rows, rows, cols))
+                 .clamp_(-fmt_max, fmt_max).to(getattr(torch, dtype_name)))
+    return quantized, scale.reciprocal()
+
+
+def block_scale_tensor(torch, scale_inv, scaling):
+    """The scale tensor torch.nn.functional.scaled_mm takes (Operand.scale_layout): 1x128 with
+    the rows fastest; 128x128 with the block columns fastest, padded to a multiple of 4 with
+    1.0 as gemmscope pads them (quant/fp8_scale_layout.h)."""
+    if scaling == "1x128":
+        return scale_inv.t().contiguous().t()
+    row_blocks, col_blocks = scale_inv.shape
+    padded = torch.ones(row_blocks, round_up(col_blocks, SCALE_ALIGNMENT), dtype=torch.float32,
+                        device=scale_inv.device)
+    padded[:, :col_blocks] = scale_inv
+    return padded.t()
+
+
+def prepare_operand(torch, case, spec, source):
+    """One operand made from `source` (its role's BF16 tensor), quantized once outside timing:
+    (the tensor the GEMM reads, its dequantization scale or None for BF16, a function giving the
+    values the GEMM multiplies, as it reads them, for the reference check; None where there is
+    none)."""
+    data = source.transpose(-2, -1).contiguous() if spec.transposed_copy else source
+
+    def view(tensor):
+        return tensor.transpose(-2, -1) if spec.read_transposed else tensor
+
+    if spec.fmt == "bf16":
+        return view(data), None, lambda: view(data)
+    dtype_name, fmt_max = FP8[spec.fmt]
+    if spec.scaling == "tensor":
+        # Current scaling: this tensor's amax maps onto the format's largest value; the cast
+        # saturates, as TransformerEngine's does (torch's own cast would overflow to NaN).
+        quant_scale = fmt_max / source.abs().amax().float()
+        scaled = data.float().mul_(quant_scale).clamp_(-fmt_max, fmt_max)
+        quantized = scaled.to(getattr(torch, dtype_name))
+        del scaled
+        return view(quantized), quant_scale.reciprocal(), None  # _scaled_mm's scales dequantize
+    quantized, scale_inv = quantize_block(torch, data, spec.scaling, spec.fmt)
+    scale = block_scale_tensor(torch, scale_inv, spec.scaling)
+    if (tuple(scale.shape), tuple(scale.stride())) != spec.scale_layout(case):
+        raise ValueError(f"{spec.role}'s scales are {tuple(scale.shape)} strides "
+                         f"{tuple(scale.stride())}, expected {spec.scale_layout(case)}")
+
+    def dequantized():
+        rows, cols = quantized.shape
+        block_rows = SCALE_BLOCK if spec.scaling == "128x128" else 1
+        return view(quantized.float().mul_(expand_blocks(scale_inv, block_rows, rows, cols)))
+
+    return view(quantized), scale, dequantized
+
+
+def reference_error(torch, case, out, a, b):
+    """The relative error (Frobenius norm) of `out` against the FP32 product of `a` and `b` (the
+    values the GEMM multiplies, as it reads them); expert by expert in a grouped case."""
+    if not case.grouped:
+        reference = a.float() @ b.float()
+        return float(torch.linalg.vector_norm(out.float() - reference)
+                     / torch.linalg.vector_norm(reference))
+    error = total = 0.0
+    start = 0
+    for group, rows in enumerate(case.group_rows):
+        end = start + rows
+        if b.dim() == 3:  # rows grouped: each expert's rows times its weight
+            reference, got = a[start:end].float() @ b[group].float(), out[start:end]
+        else:  # K-grouped: each expert's dW sums over its own rows
+            reference, got = a[:, start:end].float() @ b[start:end].float(), out[group]
+        error += float(torch.linalg.vector_norm(got.float() - reference)) ** 2
+        total += float(torch.linalg.vector_norm(reference)) ** 2
+        start = end
+    return math.sqrt(error / total) if total > 0 else math.inf
+
+
+def gemm_call(torch, case, plan, a, b, scale_a, scale_b):
+    """The case's GEMM as a closure; ValueError where this PyTorch lacks the call."""
+    if plan.kind == GROUPED_MM:
+        if not hasattr(torch, "_grouped_mm"):
+            raise ValueError(f"PyTorch {torch.__version__} has no torch._grouped_mm")
+        offs = torch.tensor(list(itertools.accumulate(case.group_rows)), dtype=torch.int32,
+                            device=a.device)
+        return lambda: torch._grouped_mm(a, b, offs=offs)
+    if plan.kind == BLOCK_SCALED_MM:
+        functional = torch.nn.functional
+        if not hasattr(functional, "scaled_mm"):
+            raise ValueError(f"PyTorch {torch.__version__} has no torch.nn.functional.scaled_mm")
+        recipe = {"1x128": functional.ScalingType.BlockWise1x128,
+                  "128x128": functional.ScalingType.BlockWise128x128}
+        recipe_a, recipe_b = recipe[plan.a.scaling], recipe[plan.b.scaling]
+        return lambda: functional.scaled_mm(a, b, scale_a, recipe_a, scale_b, recipe_b,
+                                            output_dtype=torch.bfloat16,
+                                            use_fast_accum=plan.fast_accum)
+    if plan.kind == SCALED_MM:
+        return lambda: torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16,
+                                        use_fast_accum=plan.fast_accum)
+    return lambda: torch.matmul(a, b)
+
+
+def build_gemm(torch, case, plan, device="cuda"):
     """Makes the case's operands (random N(0, 1) BF16, fixed seed per tensor; FP8 copies
-    quantized once, outside timing) and returns the GEMM as a closure."""
+    quantized once, outside timing) on `device` and returns the GEMM as a closure. ValueError for
+    a case torch cannot take (refusal) or whose first result is wrong."""
+    reason = refusal(case, plan)
+    if reason:
+        raise ValueError(reason)
     sources = {}
     for role in (plan.a.role, plan.b.role):
-        generator = torch.Generator(device="cuda").manual_seed(SEEDS[role])
+        generator = torch.Generator(device=device).manual_seed(SEEDS[role])
         sources[role] = torch.randn(*case.role_shape(role), generator=generator,
-                                    dtype=torch.bfloat16, device="cuda")
-
-    def operand(spec):
-        """The tensor the GEMM reads and its dequantization scale (None for BF16)."""
-        source = sources[spec.role]
-        data = source.t().contiguous() if spec.transposed_copy else source
-        scale = None
-        if spec.fmt != "bf16":
-            dtype_name, fmt_max = FP8[spec.fmt]
-            # Current scaling: this tensor's amax maps onto the format's largest value; the cast
-            # saturates, as TransformerEngine's does (torch's own cast would overflow to NaN).
-            quant_scale = fmt_max / source.abs().amax().float()
-            scaled = data.float().mul_(quant_scale).clamp_(-fmt_max, fmt_max)
-            data = scaled.to(getattr(torch, dtype_name))
-            del scaled
-            scale = quant_scale.reciprocal()  # _scaled_mm's scales dequantize
-        return (data.t() if spec.read_transposed else data), scale
-
-    a, scale_a = operand(plan.a)
-    b, scale_b = operand(plan.b)
+                                    dtype=torch.bfloat16, device=device)
+    a, scale_a, values_a = prepare_operand(torch, case, plan.a, sources[plan.a.role])
+    b, scale_b, values_b = prepare_operand(torch, case, plan.b, sources[plan.b.role])
     del sources
-    if plan.fp8:
-        def gemm():
-            return torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16,
-                                    use_fast_accum=plan.fast_accum)
-    else:
-        def gemm():
-            return torch.matmul(a, b)
+    gemm = gemm_call(torch, case, plan, a, b, scale_a, scale_b)
     # One untimed call: an unsupported combination raises here, and a wrong plan shows.
     out = gemm()
     if tuple(out.shape) != plan.out_shape(case) or out.dtype != torch.bfloat16:
@@ -673,6 +1072,13 @@ def build_gemm(torch, case, plan):
                          f"{plan.out_shape(case)} bfloat16")
     if not bool(torch.isfinite(out).all()):
         raise ValueError("non-finite values in the output")
+    # The calls added after torch.matmul and tensorwise torch._scaled_mm (whose layouts the
+    # kernel lists showed to be gemm_bench's) are checked against the reference.
+    if plan.kind in (BLOCK_SCALED_MM, GROUPED_MM):
+        error = reference_error(torch, case, out, values_a(), values_b())
+        if not error <= REFERENCE_TOLERANCE:
+            raise ValueError(f"relative error {error:.2e} against an FP32 product of the same "
+                             f"operands, above {REFERENCE_TOLERANCE:g}: a layout is wrong")
     return gemm
 
 
@@ -718,11 +1124,12 @@ class RoundRobinBatch:
 
 
 def group_cases(cases):
-    """gemm_bench's groups among the peer's cases: all cases of one precision, in the order of
-    their first case; each member with its family index (its place among all cases)."""
+    """gemm_bench's groups among the peer's cases: all dense cases of one precision, and apart
+    from them all its grouped (expert) cases, in the order of their first case; each member with
+    its family index (its place among all cases)."""
     groups = {}
     for family_index, case in enumerate(cases):
-        groups.setdefault(case.precision, []).append((family_index, case))
+        groups.setdefault(case.group_key, []).append((family_index, case))
     return list(groups.values())
 
 
@@ -755,6 +1162,7 @@ def counters(case, samples_us, run):
     values = {
         "TFLOPS": case.flops / (mean * 1e-6) / 1e12,
         "M": case.m, "K": case.k, "N": case.n,
+        **({"G": case.groups, "padded_rows": 0} if case.grouped else {}),  # as gemm_bench's
         "samples": len(samples_us),
         "noise_pct": noise * 100,
         "settled": 1 if run.settled else 0,
@@ -1025,6 +1433,10 @@ def run(cases, args):
                    f"min_time={args.min_time} min_time_capped={args.min_time_capped} "
                    f"max_time={args.max_time} batch={args.batch}"),
     }
+    if any(case.grouped for case in cases):
+        # The rows per expert timed, under gemm_bench's key, and where they came from.
+        context["expert_rows"] = ",".join(map(str, args.expert_rows))
+        context["expert_rows_from"] = args.expert_rows_from
     results = {}
     print(TABLE_HEADER, flush=True)
     for members in group_cases(cases):
@@ -1044,18 +1456,28 @@ def run(cases, args):
 def dry_run(cases, args):
     groups = group_cases(cases)
     for number, members in enumerate(groups, 1):
-        print(f"group {number}: {members[0][1].precision}, {len(members)} case(s), prepared "
+        print(f"group {number}: {members[0][1].group_key}, {len(members)} case(s), prepared "
               "together and timed round-robin (split if they do not fit in GPU memory)")
         for _, case in members:
             plan = plan_for(case)
-            rows, cols = plan.out_shape(case)
             print(f"  {case.name}")
+            if case.grouped:
+                print(f"    rows per expert ({case.groups} experts, {case.routed_rows} rows): "
+                      f"{rows_text(case.group_rows)}")
+                print(f"    offs: the rows' running sums, int32 [{case.groups}], last "
+                      f"{case.routed_rows}")
             print(f"    a: {plan.a.describe(case)}")
             print(f"    b: {plan.b.describe(case)}")
-            if plan.fp8:
+            if plan.kind == SCALED_MM:
                 print("    scale_a, scale_b: FP32 scalars on the GPU, amax/max of each format "
                       "(dequantization)")
-            print(f"    {plan.call()} -> [{rows}, {cols}] BF16, {case.flops / 1e9:.1f} GFLOP")
+            elif plan.kind == BLOCK_SCALED_MM:
+                print("    scale_a, scale_b: FP32 dequantization scales per block, powers of 2")
+            shape = ", ".join(map(str, plan.out_shape(case)))
+            print(f"    {plan.call()} -> [{shape}] BF16, {case.flops / 1e9:.1f} GFLOP")
+            reason = refusal(case, plan)
+            if reason:
+                print(f"    refused: {reason}")
     print(f"torch_peer: {len(cases)} cases in {len(groups)} group(s), {args.repetitions} "
           f"repetition(s) of each group, would write {args.out}")
 
@@ -1089,6 +1511,13 @@ def parse_args(argv):
                              "(default %(default)s)")
     parser.add_argument("--cases", help="read case names from this file instead, one a line")
     parser.add_argument("--filter", help="keep only cases whose name matches this regex")
+    rows = parser.add_mutually_exclusive_group()
+    rows.add_argument("--context_from", metavar="FILE",
+                      help="grouped cases: take the rows per expert from this gemm_bench JSON's "
+                           "context (expert_rows), a run of the same model flags")
+    rows.add_argument("--expert_rows", metavar="LIST",
+                      help="grouped cases: the rows per expert of the rank timed, comma-separated "
+                           "(gemm_bench's context expert_rows)")
     parser.add_argument("--out", default="torch.json",
                         help="Google Benchmark JSON to write (default %(default)s)")
     parser.add_argument("--repetitions", type=int, default=1,
@@ -1147,14 +1576,42 @@ def parse_args(argv):
             re.compile(args.filter)
         except re.error as error:
             parser.error(f"--filter: {error}")
+    if args.expert_rows is not None:
+        try:
+            args.expert_rows = parse_expert_rows(args.expert_rows)
+        except ValueError as error:
+            parser.error(f"--expert_rows: {error}")
+        args.expert_rows_from = "--expert_rows"
+    elif args.context_from:
+        args.expert_rows = expert_rows_from_context(args.context_from, bench_flags)
+        args.expert_rows_from = args.context_from
+    else:
+        args.expert_rows_from = None
     return args, bench_flags
 
 
 def main(argv):
     args, bench_flags = parse_args(argv)
-    cases = select_cases(list_case_lines(args, bench_flags), args.filter)
+    lines = list_case_lines(args, bench_flags)
+    left_out = left_out_grouped_fp8(lines, args.filter)
+    if left_out:
+        print(f"torch_peer: {left_out} grouped FP8 case(s) left out: torch._scaled_grouped_mm "
+              "has neither tensorwise nor 1x128/128x128 scaling (the script's docstring says "
+              "more)", file=sys.stderr)
+    cases = select_cases(lines, args.filter)
+    grouped = sum(1 for case in cases if case.grouped)
+    if grouped and args.expert_rows is None:
+        print(f"torch_peer: {grouped} grouped case(s) left out: they need gemm_bench's rows per "
+              "expert, which --benchmark_list_tests does not print; pass --context_from=FILE (a "
+              "gemm_bench JSON of the same model flags) or --expert_rows=LIST", file=sys.stderr)
+        cases = [case for case in cases if not case.grouped]
+    try:
+        cases = attach_group_rows(cases, args.expert_rows)
+    except ValueError as error:
+        sys.exit(f"torch_peer: {error}")
     if not cases:
-        sys.exit("torch_peer: no BF16 native or FP8Current prequant GEMM case matched")
+        sys.exit("torch_peer: no BF16 native, FP8Current prequant or FP8Block prequant GEMM "
+                 "case matched")
     if args.dry_run:
         dry_run(cases, args)
     else:
