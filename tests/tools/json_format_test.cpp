@@ -85,7 +85,8 @@ TEST(JsonFormat, ShapesRunHasOneObjectPerGemm) {
   EXPECT_EQ(rows[1], json::parse(R"({"op": "gemm1", "pass": "Fprop", "M": 2048, "K": 8192,
       "N": 1024, "ms": {"BF16": 0.0625, "FP8Current": 0.03125},
       "tflops": {"BF16": 549.755813888, "FP8Current": 1099.511627776},
-      "speedup_vs_bf16": {"BF16": 1.0, "FP8Current": 2.0}})"));
+      "speedup_vs_bf16": {"BF16": 1.0, "FP8Current": 2.0},
+      "implementation": {"BF16": "unknown", "FP8Current": "unknown"}})"));
   EXPECT_FALSE(out["modes"]["prequant"].contains("per_layer_ms")) << "no model cases";
 }
 
@@ -96,10 +97,11 @@ TEST(JsonFormat, ADenseRunKeepsItsKeysAndGetsTheNewOnesAfterThem) {
                               "include_emulated", "quantize_cases_ignored", "unparsed_entries",
                               "warnings", "modes", "layers_per_op", "layers_per_kind"}));
   json autocast = out["modes"]["autocast"];
-  EXPECT_EQ(keys_of(autocast), (std::vector<std::string>{
-                                   "per_op_ms", "per_pass_ms", "per_layer_ms", "model_ms",
-                                   "speedup_vs_bf16", "emulated", "na_reasons", "per_op_shape",
-                                   "model_pass_ms", "model_fprop_dgrad_ms", "per_layer_kind_ms"}));
+  EXPECT_EQ(keys_of(autocast),
+            (std::vector<std::string>{"per_op_ms", "per_pass_ms", "per_layer_ms", "model_ms",
+                                      "speedup_vs_bf16", "emulated", "na_reasons", "per_op_shape",
+                                      "model_pass_ms", "model_fprop_dgrad_ms", "per_layer_kind_ms",
+                                      "per_op_implementation"}));
   EXPECT_EQ(out["layers_per_op"],
             json::parse(R"({"qkv": 4, "attn_out": 4, "mlp_up": 4, "mlp_down": 4})"));
   EXPECT_EQ(out["layers_per_kind"], json::object());
@@ -145,6 +147,33 @@ TEST(JsonFormat, UnknownLayersPerOpAreNull) {
                   .is_null());
   EXPECT_TRUE(
       json::parse(format_json(report_of({"shapes_gb18_ns.json"})))["layers_per_op"].is_null());
+}
+
+TEST(JsonFormat, EachOpCellSaysWhichImplementationRanIt) {
+  json out = json::parse(format_json(report_of({"moe_mixed_implementations_ms.json"})));
+  const json& autocast = out["modes"]["autocast"];
+  EXPECT_EQ(keys_of(autocast).back(), "per_op_implementation");
+  const json& implementation = autocast["per_op_implementation"];
+  EXPECT_EQ(implementation["Fprop"]["q_a"],
+            json::parse(R"({"BF16": "cublaslt", "FP8Block": "cutlass"})"));
+  EXPECT_EQ(implementation["Wgrad"]["expert_up"],
+            json::parse(R"({"BF16": "loop", "FP8Block": "cutlass"})"));
+  EXPECT_EQ(implementation["Dgrad"]["expert_down"]["BF16"], "cublas");
+  const json& prequant = out["modes"]["prequant"]["per_op_implementation"];
+  EXPECT_TRUE(prequant["Fprop"]["expert_up"]["FP8Block"].is_null()) << "skipped";
+  EXPECT_EQ(prequant["Dgrad"]["expert_up"]["FP8Block"], "loop");
+  EXPECT_EQ(out["context"]["provider"], "auto");
+  EXPECT_EQ(out["context"]["cutlass"], "4.2.1");
+}
+
+TEST(JsonFormat, OlderRunsCellsAreOfUnknownImplementation) {
+  json model = json::parse(format_json(report_of({"model_gb18_ms_repetitions.json"})));
+  const json& implementation = model["modes"]["autocast"]["per_op_implementation"];
+  EXPECT_EQ(implementation["Fprop"]["qkv"],
+            json::parse(R"({"BF16": "unknown", "FP8Block": "unknown", "NVFP4": null})"));
+  json shapes = json::parse(format_json(report_of({"shapes_gb18_ns.json"})));
+  EXPECT_EQ(shapes["modes"]["autocast"]["per_gemm"][0]["implementation"],
+            json::parse(R"({"BF16": "unknown", "FP8Current": "unknown", "MXFP8": "unknown"})"));
 }
 
 }  // namespace

@@ -190,7 +190,8 @@ TEST(TextReport, MoeRunShowsLayersPerOpGroupsAndATotalPerLayerKind) {
       text.find("Layers:   61 (3 dense, 58 MoE)\n"
                 "Tokens:   2048 per step\n"
                 "MoE:      routing skewed:1, expert_parallel 2, expert_rank 1, expert_rows 32 "
-                "experts (min 192, mean 256.0, max 320 rows), grouped loop\n"),
+                "experts (min 192, mean 256.0, max 320 rows)\n"
+                "GEMMs:    grouped loop\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("G: the groups of a grouped GEMM, the experts of the timed rank that got "
@@ -246,6 +247,46 @@ Speedup vs BF16                    1.00x    n/a[2]
 [1] n/a: skipped: grouped loop: no cuBLASLt algorithm for this 1x128 layout
 [2] n/a: total left out: a case it adds up is n/a
 )");
+}
+
+TEST(TextReport, ImplementationsOtherThanCublasLtAreSaidUnderEachModesTables) {
+  const std::string text = text_of({"moe_mixed_implementations_ms.json"});
+  EXPECT_NE(
+      text.find("MoE:      routing skewed:1, expert_parallel 2, expert_rank 1, expert_rows 32 "
+                "experts (min 192, mean 256.0, max 320 rows)\n"
+                "GEMMs:    provider auto, grouped auto, CUTLASS 4.2.1\n"
+                "Timing:   "),
+      std::string::npos)
+      << text;
+  // Right after each mode's last table, before the next mode.
+  EXPECT_NE(text.find("Speedup vs BF16                    1.00x     1.51x\n\nImplementations "
+                      "(cuBLASLt unless listed): BF16 grouped: cublas 4 of 6 cases (Fprop, Dgrad), "
+                      "loop 2 (Wgrad); FP8Block dense: cutlass 19 of 27 cases, cublaslt 8 (Wgrad); "
+                      "FP8Block grouped: cutlass 6 cases.\n\nprequant · "),
+            std::string::npos);
+  EXPECT_NE(text.find("Speedup vs BF16                    1.00x    n/a[2]\n\nImplementations "
+                      "(cuBLASLt unless listed): BF16 grouped: cublas 4 of 6 cases (Fprop, Dgrad), "
+                      "loop 2 (Wgrad); FP8Block grouped: loop 5 cases.\n\nNotes\n"),
+            std::string::npos);
+  const std::string markdown =
+      render_markdown(build_document(report_of({"moe_mixed_implementations_ms.json"})));
+  EXPECT_NE(markdown.find("- GEMMs: provider auto, grouped auto, CUTLASS 4.2.1\n"),
+            std::string::npos);
+  EXPECT_NE(markdown.find("\n\nImplementations (cuBLASLt unless listed): BF16 grouped: cublas 4 "
+                          "of 6 cases (Fprop, Dgrad), loop 2 (Wgrad); FP8Block dense: "),
+            std::string::npos)
+      << markdown;
+}
+
+TEST(TextReport, OlderRunsSayNothingAboutImplementations) {
+  // No labels, labels from before the choice of provider ("algo ..."), emulated labels.
+  for (const char* file :
+       {"model_gb17_ns.json", "model_gb18_ms_repetitions.json", "model_no_baseline_us.json",
+        "shapes_gb18_ns.json", "h200_te_tutorial_sweep.json"}) {
+    const std::string text = text_of({file});
+    EXPECT_EQ(text.find("Implementations"), std::string::npos) << file;
+    EXPECT_EQ(text.find("GEMMs:"), std::string::npos) << file;
+  }
 }
 
 TEST(TextReport, AMoeModelWhoseOpsShareOneCountReadsLikeADenseOne) {

@@ -63,6 +63,10 @@ std::optional<std::string> measure(const std::vector<const BenchmarkEntry*>& row
   std::string first_failure;
   for (const BenchmarkEntry* row : measured) {
     result.emulated = result.emulated || is_emulated(*row);
+    // Repetitions of a case share its label; a row without one (a failed repetition) says
+    // nothing.
+    if (result.implementation == Implementation::kUnknown)
+      result.implementation = case_implementation(row->label);
     if (row->outcome != BenchmarkEntry::Outcome::kOk) {
       if (first_failure.empty())
         first_failure = failure_reason(*row);

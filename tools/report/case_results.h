@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/report/benchmark_file.h"
+#include "tools/report/case_implementation.h"
 #include "tools/report/case_name.h"
 
 namespace gemmscope::report {
@@ -17,7 +18,8 @@ struct CaseResult {
   std::optional<double> ms;  // absent: the case was skipped or failed (see na_reason)
   std::string na_reason;
   bool emulated = false;  // counter emulated=1 or a label saying "emulated"
-  std::string source;     // the file it came from
+  Implementation implementation = Implementation::kUnknown;  // from the label
+  std::string source;                                        // the file it came from
 };
 
 struct UnparsedEntry {

@@ -51,4 +51,12 @@ const CaseResult* find_case(const std::vector<const CaseResult*>& cases, Precisi
   return found == cases.end() ? nullptr : *found;
 }
 
+ReportValue cell_value(const CaseResult* result) {
+  if (result == nullptr)
+    return ReportValue::na(kMissingReason);
+  if (!result->ms)
+    return ReportValue::na(result->na_reason);
+  return ReportValue::of(*result->ms, result->emulated, {result->implementation});
+}
+
 }  // namespace gemmscope::report

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tools/report/case_results.h"
+#include "tools/report/report_value.h"
 
 namespace gemmscope::report {
 
@@ -26,5 +27,9 @@ std::vector<Precision> mode_columns(const std::vector<const CaseResult*>& cases,
 // The case for one cell (BF16 is looked up in native mode), or nullptr.
 const CaseResult* find_case(const std::vector<const CaseResult*>& cases, Precision precision,
                             Pass pass, const std::string& op, Mode mode);
+
+// A cell's value from its case (nullptr: missing): its time with the emulated mark and the
+// implementation that ran it, or n/a with the reason.
+ReportValue cell_value(const CaseResult* result);
 
 }  // namespace gemmscope::report

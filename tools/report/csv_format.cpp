@@ -31,7 +31,9 @@ struct RowFacts {
 
 class CsvWriter {
  public:
-  CsvWriter() { out_ = "mode,quantity,pass,op,M,K,N,precision,value,note,G,layers\n"; }
+  CsvWriter() {
+    out_ = "mode,quantity,pass,op,M,K,N,precision,value,note,G,layers,implementation\n";
+  }
 
   void add(Mode mode, const std::string& quantity, const std::string& pass, const std::string& op,
            const RowFacts& facts, const std::vector<Precision>& precisions,
@@ -51,7 +53,8 @@ class CsvWriter {
           value.available() ? format_exact(*value.number) : "",
           value.available() ? (value.emulated ? "emulated" : "") : value.na_reason,
           optional_count(facts.groups),
-          optional_count(facts.layers)};
+          optional_count(facts.layers),
+          implementations_text(value.implementations)};
       for (size_t i = 0; i < fields.size(); ++i) {
         out_ += (i > 0 ? "," : "") + csv_field(fields[i]);
       }

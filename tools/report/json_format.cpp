@@ -22,6 +22,18 @@ json by_precision(const PrecisionValues& values, const std::vector<Precision>& p
   return object;
 }
 
+// What ran each precision's value: "cutlass" for a case, null where the value is n/a.
+json implementation_by_precision(const PrecisionValues& values,
+                                 const std::vector<Precision>& precisions) {
+  json object = json::object();
+  for (Precision precision : precisions) {
+    const ReportValue& value = values.at(precision);
+    object[std::string(precision_name(precision))] =
+        value.available() ? json(implementations_text(value.implementations)) : json(nullptr);
+  }
+  return object;
+}
+
 json optional_string(const RunContext& context, const char* key) {
   const auto value = context.find(key);
   return value ? json(*value) : json(nullptr);
@@ -84,6 +96,15 @@ void add_model_mode(const ModelModeReport& mode, const OpLayers& layers, json& o
   for (const auto& [kind, values] : mode.per_kind_ms)
     per_kind[std::string(layer_kind_token(kind))] = by_precision(values, p);
   out["per_layer_kind_ms"] = per_kind;
+  json implementation = json::object();
+  for (Pass pass : kPasses) {
+    const std::string pass_text(pass_name(pass));
+    for (const std::string& op : layers.ops) {
+      implementation[pass_text][op] =
+          implementation_by_precision(mode.per_op_ms.at(pass).at(op), p);
+    }
+  }
+  out["per_op_implementation"] = implementation;
 }
 
 // The layers per op and per kind; null and {} for a --shapes run, or where they are unknown.
@@ -111,7 +132,8 @@ json gemm_row(const ShapesRow& row, const std::vector<Precision>& precisions) {
           {"N", row.shape.n},
           {"ms", by_precision(row.ms, precisions)},
           {"tflops", by_precision(row.tflops, precisions)},
-          {"speedup_vs_bf16", by_precision(row.speedup_vs_bf16, precisions)}};
+          {"speedup_vs_bf16", by_precision(row.speedup_vs_bf16, precisions)},
+          {"implementation", implementation_by_precision(row.ms, precisions)}};
 }
 
 }  // namespace

@@ -17,6 +17,10 @@
 // {"M": ..., "K": ..., "N": ..., "G": 32}, ...}}, G for grouped ops only), "model_pass_ms" and
 // "model_fprop_dgrad_ms" (the whole model per pass) and "per_layer_kind_ms" ({"dense": {...},
 // "moe": {...}} when the layers differ in kind, when per_pass_ms and per_layer_ms are null).
+// Keys that came with the choice of GEMM implementation, after all of those: per model-run mode
+// "per_op_implementation" ({"Fprop": {"qkv": {"BF16": "cublaslt", "FP8Block": "cutlass"}, ...}},
+// the implementation names of case_implementation.h, null where the cell is n/a) and per
+// --shapes row "implementation" ({"BF16": "cublaslt", ...}).
 
 #include <string>
 

@@ -12,14 +12,6 @@ namespace {
 
 using Ops = std::vector<std::string>;
 
-ReportValue cell_value(const CaseResult* result) {
-  if (result == nullptr)
-    return ReportValue::na(kMissingReason);
-  if (!result->ms)
-    return ReportValue::na(result->na_reason);
-  return ReportValue::of(*result->ms, result->emulated);
-}
-
 // The case an op's shape (and groups) is shown from: BF16's when present.
 const CaseResult* shape_source(const std::vector<const CaseResult*>& cases,
                                const std::vector<Precision>& columns, Pass pass,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tools/report/implementation_summary.h"
 #include "tools/report/integer_text.h"
 #include "tools/report/number_format.h"
 
@@ -127,8 +128,7 @@ std::string expert_rows_summary(const std::string& rows) {
          std::to_string(*most) + " rows)";
 }
 
-// How a mixture-of-experts run routed its tokens and ran its grouped GEMMs, in one line; nullopt
-// for a run without experts.
+// How a mixture-of-experts run routed its tokens, in one line; nullopt for a run without experts.
 std::optional<std::string> moe_fact(const RunContext& context) {
   std::string text;
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
@@ -138,8 +138,20 @@ std::optional<std::string> moe_fact(const RunContext& context) {
   }
   if (const auto rows = context.find("expert_rows"))
     add("expert_rows " + expert_rows_summary(*rows));
-  if (const auto grouped = context.find("grouped"))
-    add("grouped " + *grouped);
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+// Which implementations gemm_bench could choose from for dense (--provider) and grouped
+// (--grouped) GEMMs, in one line; nullopt for a run from before that choice.
+std::optional<std::string> gemms_fact(const RunContext& context) {
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  for (const char* key : {"provider", "grouped"}) {
+    if (const auto value = context.find(key))
+      add(std::string(key) + " " + *value);
+  }
+  if (const auto cutlass = context.find("cutlass"))
+    add("CUTLASS " + *cutlass);
   return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
@@ -170,6 +182,8 @@ std::vector<std::pair<std::string, std::string>> run_facts(const Report& report)
   }
   if (const auto shapes = context.find("shapes"))
     facts.push_back({"Shapes:", *shapes});
+  if (const auto gemms = gemms_fact(context))
+    facts.push_back({"GEMMs:", *gemms});
   facts.push_back({"Timing:", "L2 flush " + context.value_or_unknown("l2_flush") + ", autotune " +
                                   context.value_or_unknown("autotune")});
   std::string files;
@@ -325,6 +339,8 @@ void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
   add_op_tables(mode, layers, cell, document);
   document.push_back(table_block(layers.mixed ? layer_kinds_table(mode, layers, cell)
                                               : one_layer_table(mode, layers, cell)));
+  if (const auto implementations = implementation_summary(mode, layers))
+    document.push_back(paragraph(*implementations));
 }
 
 void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, CellWriter& cell,
@@ -357,6 +373,8 @@ void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, Ce
     table.rows.push_back(std::move(cells));
   }
   document.push_back(table_block(std::move(table)));
+  if (const auto implementations = implementation_summary(mode))
+    document.push_back(paragraph(*implementations));
 }
 
 std::string underline(const std::string& text, char rule) {

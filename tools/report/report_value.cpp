@@ -1,11 +1,14 @@
 #include "tools/report/report_value.h"
 
+#include <utility>
+
 namespace gemmscope::report {
 
-ReportValue ReportValue::of(double number, bool emulated) {
+ReportValue ReportValue::of(double number, bool emulated, Implementations implementations) {
   ReportValue value;
   value.number = number;
   value.emulated = emulated;
+  value.implementations = std::move(implementations);
   return value;
 }
 
@@ -16,21 +19,22 @@ ReportValue ReportValue::na(std::string reason) {
 }
 
 ReportValue sum(const std::vector<ReportValue>& parts) {
-  double total = 0;
-  bool emulated = false;
+  ReportValue total = ReportValue::of(0);
   for (const ReportValue& part : parts) {
     if (!part.available())
       return ReportValue::na(kIncompleteReason);
-    total += *part.number;
-    emulated = emulated || part.emulated;
+    *total.number += *part.number;
+    total.emulated = total.emulated || part.emulated;
+    total.implementations.insert(part.implementations.begin(), part.implementations.end());
   }
-  return ReportValue::of(total, emulated);
+  return total;
 }
 
 ReportValue scaled(const ReportValue& value, double factor) {
-  if (!value.available())
-    return value;
-  return ReportValue::of(*value.number * factor, value.emulated);
+  ReportValue product = value;
+  if (product.available())
+    *product.number *= factor;
+  return product;
 }
 
 ReportValue speedup_over(const ReportValue& baseline, bool has_baseline, const ReportValue& value,
@@ -43,7 +47,9 @@ ReportValue speedup_over(const ReportValue& baseline, bool has_baseline, const R
     return value;
   if (value.emulated && !include_emulated)
     return ReportValue::na(kEmulatedReason);
-  return ReportValue::of(*baseline.number / *value.number, value.emulated);
+  ReportValue speedup = value;
+  speedup.number = *baseline.number / *value.number;
+  return speedup;
 }
 
 }  // namespace gemmscope::report

@@ -1,13 +1,15 @@
 #pragma once
 
 // A number shown in the report, or n/a with the reason, and the arithmetic that keeps n/a
-// honest: a total with any n/a part is n/a, never a partial sum that looks complete.
+// honest: a total with any n/a part is n/a, never a partial sum that looks complete. The marks a
+// value carries (emulated, the implementations that ran it) follow it into totals and speedups.
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tools/report/case_implementation.h"
 #include "tools/report/case_tokens.h"
 
 namespace gemmscope::report {
@@ -23,16 +25,19 @@ struct ReportValue {
   std::optional<double> number;
   std::string na_reason;  // set when number is absent
   bool emulated = false;  // the value includes an emulated GEMM
+  // What ran the GEMMs the value comes from; empty when it is n/a.
+  Implementations implementations;
 
-  static ReportValue of(double number, bool emulated = false);
+  static ReportValue of(double number, bool emulated = false, Implementations implementations = {});
   static ReportValue na(std::string reason);
   bool available() const { return number.has_value(); }
 };
 
-// n/a (kIncompleteReason) when any part is n/a; emulated when any part is.
+// n/a (kIncompleteReason) when any part is n/a; emulated when any part is; the implementations
+// of all parts.
 ReportValue sum(const std::vector<ReportValue>& parts);
 
-// value * factor, keeping n/a and the emulated mark.
+// value * factor, keeping n/a and the marks.
 ReportValue scaled(const ReportValue& value, double factor);
 
 // One value per precision column of a table.

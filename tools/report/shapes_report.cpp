@@ -60,16 +60,12 @@ ShapesRow build_row(const std::vector<const CaseResult*>& cases, const RowKey& k
   row.shape = row_shape(cases, key);
   for (Precision precision : columns) {
     const CaseResult* result = find_case(cases, precision, key.pass, key.op, mode);
-    if (result == nullptr) {
-      row.ms[precision] = ReportValue::na(kMissingReason);
-    } else if (!result->ms) {
-      row.ms[precision] = ReportValue::na(result->na_reason);
-    } else {
-      row.ms[precision] = ReportValue::of(*result->ms, result->emulated);
-    }
-    const ReportValue& ms = row.ms[precision];
-    row.tflops[precision] =
-        ms.available() ? ReportValue::of(tflops(result->gemm.shape, *ms.number), ms.emulated) : ms;
+    const ReportValue& ms = row.ms[precision] = cell_value(result);
+    // The rate keeps the time's marks (n/a reason, emulated, implementation).
+    ReportValue rate = ms;
+    if (rate.available())
+      rate.number = tflops(result->gemm.shape, *ms.number);
+    row.tflops[precision] = std::move(rate);
   }
   const bool has_baseline = row.ms.count(Precision::kBF16) > 0;
   const ReportValue baseline =
