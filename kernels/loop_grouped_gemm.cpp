@@ -75,9 +75,10 @@ class LoopGroupedGemm : public GroupedGemm {
   }
 
   std::string algorithm() const override {
-    // One group is a dense GEMM: its label is the plan's, as it always was.
+    // One group is a dense GEMM: the provider's name, then the plan's algorithm (an emulated
+    // GEMM's algorithm names the emulation).
     if (gemms_.size() == 1)
-      return gemms_.front()->algorithm();
+      return (emulated() ? "" : "cuBLASLt ") + gemms_.front()->algorithm();
     std::vector<std::string> algorithms;
     algorithms.reserve(gemms_.size());
     for (const auto& gemm : gemms_)
