@@ -291,7 +291,7 @@ Multi-head latent attention (DeepSeek; --kv_lora_rank turns it on):
 Or a list of GEMMs, each registered as Fprop/gemm{i} (not combinable with the flags above):
   --shapes=MxKxN[,MxKxN...]
 
-How to time (see the README's "How a case is timed"):
+How to time (see docs/timing.md):
   --steady_state=on|off      time each case at the GPU's steady state: its group (its
                              precision's GEMM cases, expert cases or quantization cases) runs
                              round-robin until NVML shows power and SM clock settled, then is

@@ -5,7 +5,7 @@
 #   test     ctest: host tests and the GPU tests
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
 #   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
-#   sweep    the README's main job: the default sweep and its report (sweep.json)
+#   sweep    the README's main job (the main command): the default sweep and its report (sweep.json)
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
 #   quant    every quantization case alone (GB/s, share of copy bandwidth)
@@ -378,7 +378,7 @@ sanitize_bench_tests() {
 
 # Racecheck's hazard accesses ("Race reported between Write access at KERNEL+0x.. and Read
 # access at KERNEL+0x..") by whose kernel they are in: cuBLASLt's (nvjet_*); CUTLASS's blockwise
-# grouped GEMM (its mainloop's block scales, see the README's Hardening section and stage
+# grouped GEMM (its mainloop's block scales, see docs/hardening.md and stage
 # cutlass68); anywhere else, which is gemmscope's own kernels and must be 0.
 racecheck_hazard_sites() {
   local accesses cublas cutlass

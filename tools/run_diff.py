@@ -85,7 +85,7 @@ def group_state(a, b, names):
 # A group whose slower run had the clearly higher SM clock. The same work at a higher clock
 # runs faster; yet three H100s have each run a whole FP8 group 1.3-1.6% slower at a 6-7% higher
 # NVML clock, at the same power and temperature, in one sweep of three to five, with no other
-# sign in NVML (README: How trustworthy are the numbers). A run at another temperature can show
+# sign in NVML (docs/timing.md). A run at another temperature can show
 # it too (the peer's first group, 9 C cooler on one H100). The flag says which group to rerun.
 SLOWER_AT_HIGHER_CLOCK_MIN_TIME_PCT = 0.5
 SLOWER_AT_HIGHER_CLOCK_MIN_CLOCK_PCT = 2.0

@@ -4,7 +4,7 @@
 //
 // Why a second clock reading: on power-capped H100s one precision's group now and then ran
 // 1.3-1.6% slower in one sweep than in the next while NVML showed a 5-7% *higher*, flat SM
-// clock at the same power and temperature (README, "How trustworthy are the numbers"). NVML
+// clock at the same power and temperature (docs/timing.md). NVML
 // reports the clock the driver set; what the hardware ran may differ, and only the GPC cycle
 // counters see that. Measured: on H100s the two agreed within about 1%, except for one group
 // in that state, where the counters read 5% below NVML; on H200s the counters read 7-9% below

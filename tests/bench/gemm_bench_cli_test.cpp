@@ -419,7 +419,7 @@ constexpr BadFlagRow kBadFlagRows[] = {
     {"positional", 2, "unrecognized command-line flag: positional"},
     {"-x", 2, "unrecognized command-line flag: -x"},
     // Google Benchmark checks the output file when it opens it; gemm_bench does not check it
-    // earlier (see the README's Hardening notes).
+    // earlier (see docs/hardening.md).
     {"--benchmark_out=/nonexistent/dir/run.json", 1,
      "invalid file name: '/nonexistent/dir/run.json'"},
 };
