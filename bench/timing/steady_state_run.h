@@ -125,7 +125,9 @@ class GroupTimer {
   void run_round_robin(const std::vector<GroupMember>& members,
                        const std::function<bool(const std::vector<TimedItem>&)>& take,
                        AlternativeTrial* trial = nullptr);
-  void enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream);
+  // `in_range`: inside the member's NVTX range (nvtx_range.h).
+  void enqueue_member(const GroupMember& member, std::uint64_t id, cudaStream_t stream,
+                      bool in_range);
 
   IterationTimer& timer_;
   ClockMonitor& clock_monitor_;
