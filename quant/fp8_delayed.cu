@@ -12,10 +12,13 @@ namespace {
 // Two rounds of the update kernel's roll cover the default 1024-entry history, and their loads
 // are in flight together.
 constexpr int kUpdateThreads = 512;
-constexpr int64_t kHistoryOffset = 8;  // after scale [0] and scale_inv [4]
+// A state's slots in its buffer, each 16-byte aligned.
+constexpr int64_t kScaleOffset = 0;
+constexpr int64_t kScaleInvOffset = 4;
+constexpr int64_t kHistoryOffset = 8;
 
-__global__ void __launch_bounds__(kUpdateThreads)
-    reset_kernel(float* scale, float* scale_inv, float* history, int64_t length) {
+__device__ __forceinline__ void reset_state(float* scale, float* scale_inv, float* history,
+                                            int64_t length) {
   if (threadIdx.x == 0) {
     *scale = 1.0f;
     *scale_inv = 1.0f;
@@ -24,8 +27,8 @@ __global__ void __launch_bounds__(kUpdateThreads)
     history[i] = 0.0f;
 }
 
-__global__ void __launch_bounds__(kUpdateThreads)
-    update_kernel(float* history, int64_t length, float fmt_max, float* scale, float* scale_inv) {
+__device__ __forceinline__ void update_state(float* history, int64_t length, float fmt_max,
+                                             float* scale, float* scale_inv) {
   __shared__ float warp_max[kUpdateThreads / 32];
   // The loads come first and together: the kernel's time is their latency, not its work.
   const float newest = history[0];
@@ -65,6 +68,30 @@ __global__ void __launch_bounds__(kUpdateThreads)
   }
 }
 
+__global__ void __launch_bounds__(kUpdateThreads)
+    reset_kernel(float* scale, float* scale_inv, float* history, int64_t length) {
+  reset_state(scale, scale_inv, history, length);
+}
+
+__global__ void __launch_bounds__(kUpdateThreads)
+    update_kernel(float* history, int64_t length, float fmt_max, float* scale, float* scale_inv) {
+  update_state(history, length, fmt_max, scale, scale_inv);
+}
+
+// Block i: the state at states + i * stride, laid out as in_buffer() lays it out.
+__global__ void __launch_bounds__(kUpdateThreads)
+    reset_states_kernel(float* states, int64_t stride, int64_t length) {
+  float* state = states + blockIdx.x * stride;
+  reset_state(state + kScaleOffset, state + kScaleInvOffset, state + kHistoryOffset, length);
+}
+
+__global__ void __launch_bounds__(kUpdateThreads)
+    update_states_kernel(float* states, int64_t stride, int64_t length, float fmt_max) {
+  float* state = states + blockIdx.x * stride;
+  update_state(state + kHistoryOffset, length, fmt_max, state + kScaleOffset,
+               state + kScaleInvOffset);
+}
+
 void require_state(const char* function, const Fp8DelayedScalingState& state) {
   detail::require_not_null(function, "state.scale", state.scale);
   detail::require_not_null(function, "state.scale_inv", state.scale_inv);
@@ -77,13 +104,13 @@ void require_state(const char* function, const Fp8DelayedScalingState& state) {
 int64_t Fp8DelayedScalingState::buffer_floats(int64_t history_length) {
   detail::require_positive("Fp8DelayedScalingState::buffer_floats", "history_length",
                            history_length);
-  return kHistoryOffset + history_length;
+  return round_up(kHistoryOffset + history_length, 4);  // 4 floats: 16 bytes
 }
 
 Fp8DelayedScalingState Fp8DelayedScalingState::in_buffer(float* buffer, int64_t history_length) {
   detail::require_not_null("Fp8DelayedScalingState::in_buffer", "buffer", buffer);
   detail::require_positive("Fp8DelayedScalingState::in_buffer", "history_length", history_length);
-  return {buffer, buffer + 4, buffer + kHistoryOffset, history_length};
+  return {buffer + kScaleOffset, buffer + kScaleInvOffset, buffer + kHistoryOffset, history_length};
 }
 
 void reset_delayed_scaling(const Fp8DelayedScalingState& state, cudaStream_t stream) {
@@ -106,6 +133,26 @@ void update_delayed_scaling(const Fp8DelayedScalingState& state, ElementFormat f
   update_kernel<<<1, kUpdateThreads, 0, stream>>>(state.amax_history, state.history_length,
                                                   fp8_max_finite(format), state.scale,
                                                   state.scale_inv);
+  CUDA_CHECK_LAUNCH();
+}
+
+void reset_delayed_scaling_states(float* states, int64_t count, int64_t history_length,
+                                  cudaStream_t stream) {
+  const int64_t stride = Fp8DelayedScalingState::buffer_floats(history_length);
+  detail::require_not_null("reset_delayed_scaling_states", "states", states);
+  detail::require_positive("reset_delayed_scaling_states", "count", count);
+  reset_states_kernel<<<static_cast<unsigned int>(count), kUpdateThreads, 0, stream>>>(
+      states, stride, history_length);
+  CUDA_CHECK_LAUNCH();
+}
+
+void update_delayed_scaling_states(float* states, int64_t count, int64_t history_length,
+                                   ElementFormat format, cudaStream_t stream) {
+  const int64_t stride = Fp8DelayedScalingState::buffer_floats(history_length);
+  detail::require_not_null("update_delayed_scaling_states", "states", states);
+  detail::require_positive("update_delayed_scaling_states", "count", count);
+  update_states_kernel<<<static_cast<unsigned int>(count), kUpdateThreads, 0, stream>>>(
+      states, stride, history_length, fp8_max_finite(format));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -33,7 +33,9 @@ struct Fp8DelayedScalingState {
   static constexpr int64_t kDefaultHistoryLength = 1024;
 
   // FP32 slots of a state with `history_length` entries: scale, scale_inv, history, each slot
-  // starting 16-byte aligned (cuBLASLt's scale pointers want that).
+  // starting 16-byte aligned (cuBLASLt's scale pointers want that), rounded up to a multiple of
+  // four so that states one after the other in one buffer (a grouped operand's groups, state i
+  // at buffer + i * buffer_floats()) stay aligned.
   static int64_t buffer_floats(int64_t history_length = kDefaultHistoryLength);
   // Carves the state out of one device buffer of buffer_floats(history_length) floats.
   static Fp8DelayedScalingState in_buffer(float* buffer,
@@ -56,5 +58,13 @@ void cast_fp8_delayed(const __nv_bfloat16* input, int64_t rows, int64_t cols, El
 // Step 2 above: roll the history and compute the new scale and scale_inv (one thread block).
 void update_delayed_scaling(const Fp8DelayedScalingState& state, ElementFormat format,
                             cudaStream_t stream);
+
+// reset_delayed_scaling and update_delayed_scaling of `count` states one after the other in
+// `states` (state i is in_buffer(states + i * buffer_floats(history_length), history_length)),
+// each in one launch of a thread block per state.
+void reset_delayed_scaling_states(float* states, int64_t count, int64_t history_length,
+                                  cudaStream_t stream);
+void update_delayed_scaling_states(float* states, int64_t count, int64_t history_length,
+                                   ElementFormat format, cudaStream_t stream);
 
 }  // namespace gemmscope

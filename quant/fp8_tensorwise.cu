@@ -5,8 +5,8 @@
 #include <string>
 
 #include "quant/cuda_check.h"
+#include "quant/detail/fp8_amax.cuh"
 #include "quant/detail/fp8_argument_checks.h"
-#include "quant/detail/fp8_device.cuh"
 #include "quant/detail/fp8_tile_cast.h"
 #include "quant/fp8_format.h"
 #include "quant/fp8_scale_layout.h"
@@ -15,65 +15,43 @@
 namespace gemmscope {
 namespace {
 
-constexpr int kAmaxThreads = 512;
+using detail::kAmaxThreads;
 constexpr int kAmaxBlocksPerSm = 2048 / kAmaxThreads;  // a full SM of resident threads
-constexpr int kAmaxUnroll = 4;                         // 16-byte loads in flight per thread
 
-// Block-wide max of non-negative FP32 bit patterns, then one atomic max into *amax.
-__device__ void publish_block_amax(uint32_t amax_bits, float* amax) {
-  __shared__ uint32_t warp_bits[kAmaxThreads / 32];
-  const int lane = threadIdx.x % 32;
-  amax_bits = __reduce_max_sync(0xffffffffu, amax_bits);
-  if (lane == 0)
-    warp_bits[threadIdx.x / 32] = amax_bits;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    amax_bits = lane < kAmaxThreads / 32 ? warp_bits[lane] : 0u;
-    amax_bits = __reduce_max_sync(0xffffffffu, amax_bits);
-    if (lane == 0 && amax_bits != 0)
-      atomicMax(reinterpret_cast<unsigned int*>(amax), amax_bits);
-  }
-}
+// Where in_buffer() puts a state's slots, each 16-byte aligned.
+constexpr int64_t kAmaxSlot = 0;
+constexpr int64_t kScaleSlot = 4;
+constexpr int64_t kScaleInvSlot = 8;
 
-// Grid-stride amax. Vectorised: 8 BF16 per 16-byte load, kAmaxUnroll loads in flight, the
-// count % 8 tail picked up by the first threads. Otherwise (misaligned input) one at a time.
+// Grid-stride amax of one tensor.
 template <bool kVectorized>
 __global__ void __launch_bounds__(kAmaxThreads)
     amax_kernel(const uint16_t* __restrict__ input, int64_t count, float* amax) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  uint32_t lanes = 0;
-  if constexpr (kVectorized) {
-    const auto* vectors = reinterpret_cast<const uint4*>(input);
-    const int64_t vector_count = count / 8;
-    int64_t i = first;
-    for (; i + (kAmaxUnroll - 1) * stride < vector_count; i += kAmaxUnroll * stride) {
-      uint4 loaded[kAmaxUnroll];
-#pragma unroll
-      for (int u = 0; u < kAmaxUnroll; ++u)
-        loaded[u] = __ldg(vectors + i + u * stride);
-#pragma unroll
-      for (int u = 0; u < kAmaxUnroll; ++u)
-        lanes = detail::max_magnitudes(lanes, detail::max_magnitudes(loaded[u]));
-    }
-    for (; i < vector_count; i += stride)
-      lanes = detail::max_magnitudes(lanes, detail::max_magnitudes(__ldg(vectors + i)));
-    const int64_t tail = vector_count * 8 + first;
-    if (tail < count)
-      lanes = detail::max_magnitudes(lanes, static_cast<uint32_t>(__ldg(input + tail)));
-  } else {
-    for (int64_t i = first; i < count; i += stride) {
-      lanes = detail::max_magnitudes(lanes, static_cast<uint32_t>(__ldg(input + i)));
-    }
-  }
-  publish_block_amax(detail::lanes_to_amax_bits(detail::finish_magnitudes(lanes)), amax);
+  detail::publish_block_amax(detail::range_magnitudes<kVectorized>(input, count, first, stride),
+                             amax);
+}
+
+__device__ __forceinline__ void write_current_scale(const float* amax, float fmt_max, float* scale,
+                                                    float* scale_inv) {
+  const float new_scale = scale_from_amax(*amax, fmt_max, /*power_of_2=*/false);
+  *scale = new_scale;
+  *scale_inv = scale_inverse(new_scale);
 }
 
 __global__ void current_scale_kernel(const float* amax, float fmt_max, float* scale,
                                      float* scale_inv) {
-  const float new_scale = scale_from_amax(*amax, fmt_max, /*power_of_2=*/false);
-  *scale = new_scale;
-  *scale_inv = scale_inverse(new_scale);
+  write_current_scale(amax, fmt_max, scale, scale_inv);
+}
+
+// Thread i: the state at states + i * Fp8CurrentScalingState::kBufferFloats.
+__global__ void current_scales_kernel(float* states, int64_t count, float fmt_max) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count)
+    return;
+  float* state = states + i * Fp8CurrentScalingState::kBufferFloats;
+  write_current_scale(state + kAmaxSlot, fmt_max, state + kScaleSlot, state + kScaleInvSlot);
 }
 
 int sm_count() {
@@ -88,7 +66,7 @@ int sm_count() {
 
 Fp8CurrentScalingState Fp8CurrentScalingState::in_buffer(float* buffer) {
   detail::require_not_null("Fp8CurrentScalingState::in_buffer", "buffer", buffer);
-  return {buffer, buffer + 4, buffer + 8};
+  return {buffer + kAmaxSlot, buffer + kScaleSlot, buffer + kScaleInvSlot};
 }
 
 void compute_amax(const __nv_bfloat16* input, int64_t count, float* amax, cudaStream_t stream) {
@@ -118,6 +96,17 @@ void compute_current_scale(const float* amax, ElementFormat format, float* scale
   detail::require_not_null("compute_current_scale", "scale", scale);
   detail::require_not_null("compute_current_scale", "scale_inv", scale_inv);
   current_scale_kernel<<<1, 1, 0, stream>>>(amax, fp8_max_finite(format), scale, scale_inv);
+  CUDA_CHECK_LAUNCH();
+}
+
+void compute_current_scales(float* states, int64_t count, ElementFormat format,
+                            cudaStream_t stream) {
+  detail::require_not_null("compute_current_scales", "states", states);
+  detail::require_positive("compute_current_scales", "count", count);
+  require_fp8_format(format, "compute_current_scales");
+  constexpr int kThreads = 128;
+  current_scales_kernel<<<static_cast<unsigned int>(ceil_div(count, kThreads)), kThreads, 0,
+                          stream>>>(states, count, fp8_max_finite(format));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -25,6 +25,8 @@ struct Fp8CastTargets {
 
 // One tensor's current-scaling state, three FP32 device slots. in_buffer() carves them out of
 // one buffer of kBufferFloats, each 16-byte aligned (cuBLASLt's scale pointers want that).
+// Several tensors' states (a grouped operand's groups) lie one after the other in one buffer:
+// state i is in_buffer(buffer + i * kBufferFloats).
 struct Fp8CurrentScalingState {
   static constexpr int64_t kBufferFloats = 12;
   static Fp8CurrentScalingState in_buffer(float* buffer);
@@ -42,6 +44,11 @@ void compute_amax(const __nv_bfloat16* input, int64_t count, float* amax, cudaSt
 // give 1; an overflowing quotient gives FLT_MAX. One thread, like TE's.
 void compute_current_scale(const float* amax, ElementFormat format, float* scale, float* scale_inv,
                            cudaStream_t stream);
+
+// compute_current_scale of `count` states one after the other in `states` (state i is
+// in_buffer(states + i * kBufferFloats)): one launch, a thread a state.
+void compute_current_scales(float* states, int64_t count, ElementFormat format,
+                            cudaStream_t stream);
 
 // fp8(x * *scale), saturating, into the requested copies, reading the input once. When
 // `amax_record` is not null the cast also atomically maxes this tensor's amax into it

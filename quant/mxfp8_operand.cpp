@@ -52,4 +52,10 @@ QuantizedTensor Mxfp8OperandLayout::columnwise(const uint8_t* data, const uint8_
   return mxfp8_view(cols, rows, data, scale);
 }
 
+Mxfp8GroupedLayout mxfp8_grouped_layout(const std::vector<int64_t>& group_rows, int64_t cols,
+                                        OperandCopies copies) {
+  return Mxfp8GroupedLayout(group_rows, cols, copies,
+                            [&](int64_t rows) { return Mxfp8OperandLayout(rows, cols, copies); });
+}
+
 }  // namespace gemmscope

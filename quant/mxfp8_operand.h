@@ -8,7 +8,9 @@
 //          (swizzled_scale_layout.h): format kE4M3, layout kVec32Ue8m0
 
 #include <cstdint>
+#include <vector>
 
+#include "quant/grouped_operand_layout.h"
 #include "quant/operand_copies.h"
 #include "quant/quantized_tensor.h"
 
@@ -35,5 +37,12 @@ struct Mxfp8OperandLayout {
   QuantizedTensor rowwise(const uint8_t* data, const uint8_t* scale) const;
   QuantizedTensor columnwise(const uint8_t* data, const uint8_t* scale) const;
 };
+
+// A grouped operand's MXFP8 copies, each group a tensor of its own.
+using Mxfp8GroupedLayout = GroupedOperandLayout<Mxfp8OperandLayout>;
+
+// Throws std::invalid_argument as Mxfp8OperandLayout does for a group's shape.
+Mxfp8GroupedLayout mxfp8_grouped_layout(const std::vector<int64_t>& group_rows, int64_t cols,
+                                        OperandCopies copies);
 
 }  // namespace gemmscope

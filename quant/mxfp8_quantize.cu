@@ -3,11 +3,13 @@
 #include <cuda_fp8.h>
 
 #include <string>
+#include <vector>
 
 #include "quant/block_scaled_shape.h"
 #include "quant/cuda_check.h"
 #include "quant/detail/block_codecs.h"
 #include "quant/detail/fp8_device.cuh"
+#include "quant/detail/grouped_tiles.cuh"
 #include "quant/detail/launch_checks.h"
 #include "quant/detail/quantize_tile.cuh"
 #include "quant/mxfp8_scaling.h"
@@ -124,12 +126,10 @@ __device__ inline void quantize_columnwise_slice(const Mxfp8Params& p, const Til
   }
 }
 
+// One CTA's tile: read once, both copies written.
 template <bool kRowwise, bool kColumnwise>
-__global__ void __launch_bounds__(kTileThreads, 6) mxfp8_quantize_kernel(const Mxfp8Params p) {
-  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
-  if (detail::handled_as_padding_cta(p.grid))
-    return;
-  const TilePosition tile = detail::tile_position(p.grid);
+__device__ inline void quantize_tile(const Mxfp8Params& p, const TilePosition& tile,
+                                     uint32_t (*staged)[kStagedWords]) {
   uint4 vectors[detail::kLoadsPerThread];
   detail::load_tile<kColumnwise>(p.grid, tile, vectors, staged);
   if constexpr (kRowwise) {
@@ -145,11 +145,30 @@ __global__ void __launch_bounds__(kTileThreads, 6) mxfp8_quantize_kernel(const M
   }
 }
 
-}  // namespace
+template <bool kRowwise, bool kColumnwise>
+__global__ void __launch_bounds__(kTileThreads, 6) mxfp8_quantize_kernel(const Mxfp8Params p) {
+  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
+  if (detail::handled_as_padding_cta(p.grid))
+    return;
+  quantize_tile<kRowwise, kColumnwise>(p, detail::tile_position(p.grid), staged);
+}
 
-void quantize_mxfp8(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
-                    const Mxfp8CopyBuffers& rowwise, const Mxfp8CopyBuffers& columnwise,
-                    cudaStream_t stream) {
+// Every group at once (detail/grouped_tiles.cuh): a CTA per tile, as above.
+template <bool kRowwise, bool kColumnwise>
+__global__ void __launch_bounds__(kTileThreads, 6)
+    mxfp8_grouped_quantize_kernel(const detail::GroupedLaunch<Mxfp8Params> launch) {
+  __shared__ __align__(16) uint32_t staged[kColumnwise ? kTileRows : 1][kStagedWords];
+  if (detail::handled_as_grouped_padding_cta(launch))
+    return;
+  const detail::GroupedTile at = detail::grouped_tile_of_cta(launch);
+  const Mxfp8Params& p = launch.params[at.group];
+  quantize_tile<kRowwise, kColumnwise>(p, detail::tile_in_group(p.grid, at.tile), staged);
+}
+
+// The parameters of one tensor's launch; throws std::invalid_argument as quantize_mxfp8 does.
+Mxfp8Params mxfp8_params(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                         OperandCopies copies, const Mxfp8CopyBuffers& rowwise,
+                         const Mxfp8CopyBuffers& columnwise) {
   require_block_scaled_shape("MXFP8", rows, cols, kMxfp8BlockSize, copies);
   detail::require_device_pointer(input, 16, "MXFP8 quantize: input");
   Mxfp8Params p{};
@@ -157,11 +176,60 @@ void quantize_mxfp8(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
                             p.columnwise);
   p.grid = detail::make_tile_grid(input, rows, cols, kMxfp8BlockSize, copies, p.rowwise.scale,
                                   p.columnwise.scale, "MXFP8 quantize");
+  return p;
+}
+
+}  // namespace
+
+void quantize_mxfp8(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
+                    const Mxfp8CopyBuffers& rowwise, const Mxfp8CopyBuffers& columnwise,
+                    cudaStream_t stream) {
+  const Mxfp8Params p = mxfp8_params(input, rows, cols, copies, rowwise, columnwise);
   detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
     mxfp8_quantize_kernel<decltype(rowwise_copy)::value, decltype(columnwise_copy)::value>
         <<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
   });
   CUDA_CHECK_LAUNCH();
+}
+
+Mxfp8GroupedQuantize::Mxfp8GroupedQuantize(const __nv_bfloat16* input,
+                                           const Mxfp8GroupedLayout& layout,
+                                           const Mxfp8CopyBuffers& rowwise,
+                                           const Mxfp8CopyBuffers& columnwise)
+    : copies_(layout.copies()), rows_(layout.rows()), cols_(layout.cols()) {
+  detail::require_device_pointer(input, 16, "MXFP8 grouped quantize: input");
+  std::vector<Mxfp8Params> params;
+  for (int64_t g = 0; g < layout.group_count(); ++g) {
+    const GroupPlacement& at = layout.placement(g);
+    if (at.rows > 0) {
+      params.push_back(
+          mxfp8_params(input + at.first_row * cols_, at.rows, cols_, copies_,
+                       detail::group_buffers(rowwise, at.data, at.rowwise_scale),
+                       detail::group_buffers(columnwise, at.data, at.columnwise_scale)));
+    }
+  }
+  tables_ = detail::make_grouped_tile_tables(params, rows_, cols_, "MXFP8 grouped quantize");
+}
+
+void Mxfp8GroupedQuantize::upload(void* workspace, cudaStream_t stream) {
+  tables_.tables.upload(workspace, stream, "MXFP8 grouped quantize");
+}
+
+void Mxfp8GroupedQuantize::quantize(cudaStream_t stream) const {
+  if (tables_.groups == 0)
+    return;
+  const auto launch =
+      detail::grouped_launch<Mxfp8Params>(tables_, tables_.tiles, "MXFP8 grouped quantize");
+  const unsigned grid = detail::grouped_grid(launch, tables_);
+  detail::with_copies(copies_, [&](auto rowwise_copy, auto columnwise_copy) {
+    mxfp8_grouped_quantize_kernel<decltype(rowwise_copy)::value, decltype(columnwise_copy)::value>
+        <<<grid, kTileThreads, 0, stream>>>(launch);
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
+size_t Mxfp8GroupedQuantize::launches() const {
+  return tables_.groups == 0 ? 0 : 1;
 }
 
 }  // namespace gemmscope

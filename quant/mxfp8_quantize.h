@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "quant/detail/grouped_tiles.h"
+#include "quant/mxfp8_operand.h"
 #include "quant/operand_copies.h"
 
 namespace gemmscope {
@@ -28,5 +30,33 @@ struct Mxfp8CopyBuffers {
 void quantize_mxfp8(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
                     const Mxfp8CopyBuffers& rowwise, const Mxfp8CopyBuffers& columnwise,
                     cudaStream_t stream);
+
+// quantize_mxfp8 for every group of a grouped operand (quant/grouped_operand_layout.h) in one
+// launch, whatever the number of groups: group g's copies are, byte for byte, what
+// quantize_mxfp8 writes for its rows alone, at the layout's offsets in the whole buffers.
+class Mxfp8GroupedQuantize {
+ public:
+  // `input`: the BF16 row-major [layout.rows(), layout.cols()] grouped input, 16-byte aligned;
+  // `rowwise`, `columnwise`: the whole buffers of the layout's copies. Throws
+  // std::invalid_argument as quantize_mxfp8 does for any group.
+  Mxfp8GroupedQuantize(const __nv_bfloat16* input, const Mxfp8GroupedLayout& layout,
+                       const Mxfp8CopyBuffers& rowwise, const Mxfp8CopyBuffers& columnwise);
+
+  // The groups' kernel parameters go to device memory the caller owns, once
+  // (detail/device_tables.h): `workspace` holds workspace_bytes(), 16-byte aligned, and lives as
+  // long as quantize() is called.
+  size_t workspace_bytes() const { return tables_.tables.bytes(); }
+  void upload(void* workspace, cudaStream_t stream);
+  // Enqueues the one kernel (none when no group has rows). Throws std::logic_error before
+  // upload().
+  void quantize(cudaStream_t stream) const;
+  size_t launches() const;
+
+ private:
+  OperandCopies copies_;
+  int64_t rows_;
+  int64_t cols_;
+  detail::GroupedTileTables tables_;
+};
 
 }  // namespace gemmscope

@@ -62,4 +62,11 @@ QuantizedTensor Nvfp4OperandLayout::columnwise(const uint8_t* data, const uint8_
                     scalars == nullptr ? nullptr : &scalars->tensor_scale_columnwise);
 }
 
+Nvfp4GroupedLayout nvfp4_grouped_layout(const std::vector<int64_t>& group_rows, int64_t cols,
+                                        OperandCopies copies, const Nvfp4Options& options) {
+  return Nvfp4GroupedLayout(group_rows, cols, copies, [&](int64_t rows) {
+    return Nvfp4OperandLayout(rows, cols, copies, options);
+  });
+}
+
 }  // namespace gemmscope

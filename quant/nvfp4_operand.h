@@ -13,7 +13,9 @@
 // quantize_nvfp4 reads the BF16 input twice (amax kernel, then the quantize kernel).
 
 #include <cstdint>
+#include <vector>
 
+#include "quant/grouped_operand_layout.h"
 #include "quant/nvfp4_options.h"
 #include "quant/nvfp4_tensor_scalars.h"
 #include "quant/operand_copies.h"
@@ -45,5 +47,13 @@ struct Nvfp4OperandLayout {
   QuantizedTensor columnwise(const uint8_t* data, const uint8_t* scale,
                              const Nvfp4TensorScalars* scalars) const;
 };
+
+// A grouped operand's NVFP4 copies, each group a tensor of its own (with its own scalars, one
+// Nvfp4TensorScalars per group: the views' extra argument is the group's).
+using Nvfp4GroupedLayout = GroupedOperandLayout<Nvfp4OperandLayout>;
+
+// Throws std::invalid_argument as Nvfp4OperandLayout does for a group's shape.
+Nvfp4GroupedLayout nvfp4_grouped_layout(const std::vector<int64_t>& group_rows, int64_t cols,
+                                        OperandCopies copies, const Nvfp4Options& options);
 
 }  // namespace gemmscope

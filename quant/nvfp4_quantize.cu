@@ -4,9 +4,11 @@
 
 #include <cfloat>
 #include <string>
+#include <vector>
 
 #include "quant/cuda_check.h"
 #include "quant/detail/block_codecs.h"
+#include "quant/detail/grouped_tiles.cuh"
 #include "quant/detail/launch_checks.h"
 #include "quant/detail/nibble_transpose.h"
 #include "quant/detail/quantize_tile.cuh"
@@ -473,6 +475,55 @@ constexpr int min_ctas_per_sm(bool columnwise, bool stochastic, bool transpose_c
   return stochastic || (columnwise && !transpose_codes) ? 3 : 4;
 }
 
+// Both copies' scaling from the tensor's amaxes (the amax kernel ran before the quantize kernel
+// in the stream): each finite scale code's multiplier goes to `shared`, read after the next
+// __syncthreads.
+struct Scalings {
+  float rowwise_encode;
+  float columnwise_encode;
+  CopyScaling rowwise;
+  CopyScaling columnwise;
+};
+
+template <bool kRowwise, bool kColumnwise, bool kTransposeCodes, typename Shared>
+__device__ inline Scalings prepare_scalings(const Nvfp4Params& p, Shared& shared) {
+  const float rowwise_encode = nvfp4_encode_scale(p.scalars->amax_rowwise);
+  const float columnwise_encode = nvfp4_encode_scale(p.scalars->amax_columnwise);
+  static_assert(kTileThreads == 2 * kFiniteScaleCodes);
+  const int copy = static_cast<int>(threadIdx.x) / kFiniteScaleCodes;
+  if (copy == 0 ? kRowwise || kTransposeCodes : kColumnwise) {
+    const auto code = static_cast<uint32_t>(threadIdx.x) % kFiniteScaleCodes;
+    shared.multipliers[copy][code] =
+        element_multiplier_of_code(code, copy == 0 ? rowwise_encode : columnwise_encode);
+  }
+  return Scalings{rowwise_encode, columnwise_encode,
+                  CopyScaling{nvfp4_block_scale_factor(rowwise_encode), shared.multipliers[0]},
+                  CopyScaling{nvfp4_block_scale_factor(columnwise_encode), shared.multipliers[1]}};
+}
+
+// The copies' tensor scales, which one thread of the launch stores.
+__device__ inline void store_tensor_scales(const Nvfp4Params& p, const Scalings& scalings) {
+  p.scalars->tensor_scale_rowwise = nvfp4_tensor_dequant_scale(scalings.rowwise_encode);
+  p.scalars->tensor_scale_columnwise = nvfp4_tensor_dequant_scale(scalings.columnwise_encode);
+}
+
+// quantize_tile for a tile whole or not: whole tiles (the usual case) skip the per-vector bounds
+// checks.
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes,
+          typename Shared>
+__device__ inline void quantize_any_tile(const Nvfp4Params& p, const TilePosition& tile,
+                                         const uint4 (&vectors)[kLoadsPerThread],
+                                         const Scalings& scalings, bool first_tile,
+                                         Shared& shared) {
+  if (tile.valid_rows == kTileRows && tile.valid_cols == kTileCols) {
+    quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, true>(
+        p, tile, vectors, scalings.rowwise, scalings.columnwise, first_tile, shared);
+  } else {
+    quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, false>(
+        p, tile, vectors, scalings.rowwise, scalings.columnwise, first_tile, shared);
+  }
+}
+
 // Each data CTA walks its tiles (TileCursor), loading the next tile's vectors before it
 // converts the current one, so that the loads are in flight during the arithmetic; the set-up
 // (encode scales, multiplier tables) overlaps the first tile's loads.
@@ -487,24 +538,9 @@ __global__ void __launch_bounds__(kTileThreads,
   uint4 vectors[kLoadsPerThread];
   detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), vectors);
 
-  // The amax kernel ran before this one in the stream.
-  const float rowwise_encode = nvfp4_encode_scale(p.scalars->amax_rowwise);
-  const float columnwise_encode = nvfp4_encode_scale(p.scalars->amax_columnwise);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    p.scalars->tensor_scale_rowwise = nvfp4_tensor_dequant_scale(rowwise_encode);
-    p.scalars->tensor_scale_columnwise = nvfp4_tensor_dequant_scale(columnwise_encode);
-  }
-  static_assert(kTileThreads == 2 * kFiniteScaleCodes);
-  const int copy = static_cast<int>(threadIdx.x) / kFiniteScaleCodes;
-  if (copy == 0 ? kRowwise || kTransposeCodes : kColumnwise) {
-    const auto code = static_cast<uint32_t>(threadIdx.x) % kFiniteScaleCodes;
-    shared.multipliers[copy][code] =
-        element_multiplier_of_code(code, copy == 0 ? rowwise_encode : columnwise_encode);
-  }
-  const CopyScaling rowwise_scaling{nvfp4_block_scale_factor(rowwise_encode),
-                                    shared.multipliers[0]};
-  const CopyScaling columnwise_scaling{nvfp4_block_scale_factor(columnwise_encode),
-                                       shared.multipliers[1]};
+  const Scalings scalings = prepare_scalings<kRowwise, kColumnwise, kTransposeCodes>(p, shared);
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    store_tensor_scales(p, scalings);
 
   for (bool first = true;; first = false) {
     const TilePosition tile = detail::tile_position(p.grid, cursor);
@@ -513,14 +549,8 @@ __global__ void __launch_bounds__(kTileThreads,
     uint4 next[kLoadsPerThread];
     if (more)
       detail::load_tile_vectors(p.grid, detail::tile_position(p.grid, cursor), next);
-    // Whole tiles (the usual case) skip the per-vector bounds checks.
-    if (tile.valid_rows == kTileRows && tile.valid_cols == kTileCols) {
-      quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, true>(
-          p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
-    } else {
-      quantize_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes, false>(
-          p, tile, vectors, rowwise_scaling, columnwise_scaling, first, shared);
-    }
+    quantize_any_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>(
+        p, tile, vectors, scalings, first, shared);
     if (!more)
       break;
 #pragma unroll
@@ -529,12 +559,109 @@ __global__ void __launch_bounds__(kTileThreads,
   }
 }
 
-}  // namespace
+// Every group at once (detail/grouped_tiles.cuh), each with its own amaxes: the walk above over
+// all groups' tiles. A CTA sets up a group's scaling when its walk enters the group (a walk
+// visits a group's tiles in one run), and the CTA at a group's tile 0 stores its tensor scales.
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes>
+__global__ void __launch_bounds__(kTileThreads,
+                                  min_ctas_per_sm(kColumnwise, kStochastic, kTransposeCodes))
+    nvfp4_grouped_quantize_kernel(const detail::GroupedLaunch<Nvfp4Params> launch) {
+  __shared__ __align__(16) Nvfp4Shared<kColumnwise && !kTransposeCodes, kTransposeCodes> shared;
+  if (detail::handled_as_grouped_padding_cta(launch))
+    return;
+  detail::GroupedCursor cursor = detail::first_grouped_tile(launch);
+  const Nvfp4Params* p = &launch.params[cursor.at.group];
+  uint4 vectors[kLoadsPerThread];
+  detail::load_tile_vectors(p->grid, detail::tile_in_group(p->grid, cursor.at.tile), vectors);
 
-void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
-                    const Nvfp4Options& options, const Nvfp4CopyBuffers& rowwise,
-                    const Nvfp4CopyBuffers& columnwise, Nvfp4TensorScalars* scalars,
-                    cudaStream_t stream) {
+  Scalings scalings{};
+  int scaled_group = -1;
+  for (bool first = true;; first = false) {
+    const bool new_group = cursor.at.group != scaled_group;
+    if (new_group) {
+      if (!first)
+        __syncthreads();  // every thread is done with the previous group's multipliers
+      scalings = prepare_scalings<kRowwise, kColumnwise, kTransposeCodes>(*p, shared);
+      scaled_group = cursor.at.group;
+    }
+    if (cursor.at.tile == 0 && threadIdx.x == 0)
+      store_tensor_scales(*p, scalings);
+    const Nvfp4Params& current = *p;
+    const TilePosition tile = detail::tile_in_group(current.grid, cursor.at.tile);
+    detail::advance_grouped_tile(launch, cursor);
+    const bool more = detail::is_grouped_data_tile(launch, cursor);
+    uint4 next[kLoadsPerThread];
+    if (more) {
+      p = &launch.params[cursor.at.group];
+      detail::load_tile_vectors(p->grid, detail::tile_in_group(p->grid, cursor.at.tile), next);
+    }
+    // A new group's multipliers are read after quantize_tile's first __syncthreads.
+    quantize_any_tile<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>(
+        current, tile, vectors, scalings, new_group, shared);
+    if (!more)
+      break;
+#pragma unroll
+    for (int i = 0; i < kLoadsPerThread; ++i)
+      vectors[i] = next[i];
+  }
+}
+
+// A variant of the quantize kernels: its template arguments as a type.
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes>
+struct Variant {};
+
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes>
+constexpr auto tensor_kernel(
+    Variant<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>) {
+  return nvfp4_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>;
+}
+
+template <bool kRowwise, bool kColumnwise, bool kStochastic, bool kHadamard, bool kTransposeCodes>
+constexpr auto grouped_kernel(
+    Variant<kRowwise, kColumnwise, kStochastic, kHadamard, kTransposeCodes>) {
+  return nvfp4_grouped_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard,
+                                       kTransposeCodes>;
+}
+
+bool columnwise_hadamard(OperandCopies copies, const Nvfp4Options& options) {
+  return options.columnwise_hadamard && has_columnwise(copies);
+}
+
+// Calls launch(Variant<...>{}) with the variant that quantizes `copies` with `options`.
+template <typename Launch>
+void with_variant(OperandCopies copies, const Nvfp4Options& options, Launch&& launch) {
+  const bool hadamard_copy = columnwise_hadamard(copies, options);
+  // 16x16 blocks without a transform or random rounding: the columnwise codes are the rowwise
+  // ones transposed (columnwise_from_codes).
+  const bool transpose_codes = options.block_shape == Nvfp4BlockShape::k16x16 &&
+                               !options.stochastic_rounding && !hadamard_copy &&
+                               has_columnwise(copies);
+  detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
+    constexpr bool kRowwise = decltype(rowwise_copy)::value;
+    constexpr bool kColumnwise = decltype(columnwise_copy)::value;
+    if constexpr (kColumnwise) {
+      if (transpose_codes) {
+        launch(Variant<kRowwise, true, false, false, true>{});
+        return;
+      }
+    }
+    detail::with_flag(options.stochastic_rounding, [&](auto stochastic) {
+      constexpr bool kStochastic = decltype(stochastic)::value;
+      detail::with_flag(hadamard_copy, [&](auto hadamard) {
+        constexpr bool kHadamard = decltype(hadamard)::value;
+        // No kernel transforms a copy it does not write.
+        if constexpr (kColumnwise || !kHadamard)
+          launch(Variant<kRowwise, kColumnwise, kStochastic, kHadamard, false>{});
+      });
+    });
+  });
+}
+
+// The parameters of one tensor's launch; throws std::invalid_argument as quantize_nvfp4 does.
+Nvfp4Params nvfp4_params(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                         OperandCopies copies, const Nvfp4Options& options, uint16_t sign_mask,
+                         const Nvfp4CopyBuffers& rowwise, const Nvfp4CopyBuffers& columnwise,
+                         Nvfp4TensorScalars* scalars) {
   require_nvfp4_shape(rows, cols, copies, options);
   detail::require_device_pointer(input, 16, "NVFP4 quantize: input");
   detail::require_device_pointer(scalars, alignof(Nvfp4TensorScalars), "NVFP4 quantize: scalars");
@@ -545,41 +672,85 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
                                   p.columnwise.scale, "NVFP4 quantize");
   p.scalars = scalars;
   p.blocks_16x16 = options.block_shape == Nvfp4BlockShape::k16x16;
-  const uint16_t sign_mask = hadamard_sign_mask(options.hadamard_seed);
   p.hadamard_signs = hadamard_sign_words(sign_mask);
   p.rounding_seed = options.rounding_seed;
-  const bool columnwise_hadamard = options.columnwise_hadamard && has_columnwise(copies);
+  return p;
+}
 
-  // 16x16 blocks without a transform or random rounding: the columnwise codes are the rowwise
-  // ones transposed (columnwise_from_codes).
-  const bool transpose_codes = p.blocks_16x16 && !options.stochastic_rounding &&
-                               !columnwise_hadamard && has_columnwise(copies);
+}  // namespace
 
-  compute_nvfp4_amax(input, rows, cols, columnwise_hadamard, sign_mask, scalars, stream);
-  const auto launch = [&](auto kernel) {
+void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, OperandCopies copies,
+                    const Nvfp4Options& options, const Nvfp4CopyBuffers& rowwise,
+                    const Nvfp4CopyBuffers& columnwise, Nvfp4TensorScalars* scalars,
+                    cudaStream_t stream) {
+  const uint16_t sign_mask = hadamard_sign_mask(options.hadamard_seed);
+  Nvfp4Params p =
+      nvfp4_params(input, rows, cols, copies, options, sign_mask, rowwise, columnwise, scalars);
+  compute_nvfp4_amax(input, rows, cols, columnwise_hadamard(copies, options), sign_mask, scalars,
+                     stream);
+  with_variant(copies, options, [&](auto variant) {
+    const auto kernel = tensor_kernel(variant);
     detail::limit_data_ctas(p.grid, detail::resident_ctas(kernel, kTileThreads), "NVFP4 quantize");
     kernel<<<p.grid.ctas, kTileThreads, 0, stream>>>(p);
-  };
-  detail::with_copies(copies, [&](auto rowwise_copy, auto columnwise_copy) {
-    constexpr bool kRowwise = decltype(rowwise_copy)::value;
-    constexpr bool kColumnwise = decltype(columnwise_copy)::value;
-    if constexpr (kColumnwise) {
-      if (transpose_codes) {
-        launch(nvfp4_quantize_kernel<kRowwise, true, false, false, true>);
-        return;
-      }
-    }
-    detail::with_flag(options.stochastic_rounding, [&](auto stochastic) {
-      constexpr bool kStochastic = decltype(stochastic)::value;
-      detail::with_flag(columnwise_hadamard, [&](auto hadamard) {
-        constexpr bool kHadamard = decltype(hadamard)::value;
-        // No kernel transforms a copy it does not write.
-        if constexpr (kColumnwise || !kHadamard)
-          launch(nvfp4_quantize_kernel<kRowwise, kColumnwise, kStochastic, kHadamard, false>);
-      });
-    });
   });
   CUDA_CHECK_LAUNCH();
+}
+
+Nvfp4GroupedQuantize::Nvfp4GroupedQuantize(const __nv_bfloat16* input,
+                                           const Nvfp4GroupedLayout& layout,
+                                           const Nvfp4Options& options,
+                                           const Nvfp4CopyBuffers& rowwise,
+                                           const Nvfp4CopyBuffers& columnwise,
+                                           Nvfp4TensorScalars* scalars)
+    : copies_(layout.copies()),
+      options_(options),
+      amax_(input, layout.group_rows(), layout.cols(), columnwise_hadamard(copies_, options),
+            hadamard_sign_mask(options.hadamard_seed), scalars) {
+  const uint16_t sign_mask = hadamard_sign_mask(options.hadamard_seed);
+  std::vector<Nvfp4Params> params;
+  for (int64_t g = 0; g < layout.group_count(); ++g) {
+    const GroupPlacement& at = layout.placement(g);
+    if (at.rows > 0) {
+      params.push_back(nvfp4_params(
+          input + at.first_row * layout.cols(), at.rows, layout.cols(), copies_, options, sign_mask,
+          detail::group_buffers(rowwise, at.data, at.rowwise_scale),
+          detail::group_buffers(columnwise, at.data, at.columnwise_scale), scalars + g));
+    }
+  }
+  tables_ = detail::make_grouped_tile_tables(params, layout.rows(), layout.cols(),
+                                             "NVFP4 grouped quantize");
+}
+
+size_t Nvfp4GroupedQuantize::workspace_bytes() const {
+  return amax_workspace_bytes() + tables_.tables.bytes();
+}
+
+size_t Nvfp4GroupedQuantize::amax_workspace_bytes() const {
+  const size_t alignment = detail::DeviceTables::kAlignment;
+  return (amax_.workspace_bytes() + alignment - 1) / alignment * alignment;
+}
+
+void Nvfp4GroupedQuantize::upload(void* workspace, cudaStream_t stream) {
+  amax_.upload(workspace, stream);
+  tables_.tables.upload(static_cast<unsigned char*>(workspace) + amax_workspace_bytes(), stream,
+                        "NVFP4 grouped quantize");
+}
+
+void Nvfp4GroupedQuantize::quantize(cudaStream_t stream) const {
+  if (tables_.groups == 0)
+    return;
+  amax_.compute(stream);
+  with_variant(copies_, options_, [&](auto variant) {
+    const auto kernel = grouped_kernel(variant);
+    const auto launch = detail::grouped_launch<Nvfp4Params>(
+        tables_, detail::resident_ctas(kernel, kTileThreads), "NVFP4 grouped quantize");
+    kernel<<<detail::grouped_grid(launch, tables_), kTileThreads, 0, stream>>>(launch);
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
+size_t Nvfp4GroupedQuantize::launches() const {
+  return tables_.groups == 0 ? 0 : amax_.launches() + 1;
 }
 
 }  // namespace gemmscope

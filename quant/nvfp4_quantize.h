@@ -15,6 +15,9 @@
 
 #include <cstdint>
 
+#include "quant/detail/grouped_tiles.h"
+#include "quant/nvfp4_amax.h"
+#include "quant/nvfp4_operand.h"
 #include "quant/nvfp4_options.h"
 #include "quant/nvfp4_tensor_scalars.h"
 #include "quant/operand_copies.h"
@@ -36,5 +39,40 @@ void quantize_nvfp4(const __nv_bfloat16* input, int64_t rows, int64_t cols, Oper
                     const Nvfp4Options& options, const Nvfp4CopyBuffers& rowwise,
                     const Nvfp4CopyBuffers& columnwise, Nvfp4TensorScalars* scalars,
                     cudaStream_t stream);
+
+// quantize_nvfp4 for every group of a grouped operand (quant/grouped_operand_layout.h), each
+// group with its own amaxes and tensor scalars, in launches whose count does not grow with the
+// groups: the grouped amax (Nvfp4GroupedAmax: a memset and a kernel), then one quantize kernel.
+// Group g's copies and scalars[g] are, byte for byte, what quantize_nvfp4 writes for its rows
+// alone, its random rounding included (an element's random bits depend on the seed, the copy
+// and its index in the group's copy: quant/stochastic_rounding.h), at the layout's offsets in
+// the whole buffers.
+class Nvfp4GroupedQuantize {
+ public:
+  // `input`: the BF16 row-major [layout.rows(), layout.cols()] grouped input, 16-byte aligned;
+  // `options`: those the layout's groups were made with; `rowwise`, `columnwise`: the whole
+  // buffers of the layout's copies; `scalars`: one per group (a group without rows keeps
+  // zeros). Throws std::invalid_argument as quantize_nvfp4 does for any group.
+  Nvfp4GroupedQuantize(const __nv_bfloat16* input, const Nvfp4GroupedLayout& layout,
+                       const Nvfp4Options& options, const Nvfp4CopyBuffers& rowwise,
+                       const Nvfp4CopyBuffers& columnwise, Nvfp4TensorScalars* scalars);
+
+  // The groups' parameters (the amax's and the quantize kernel's) go to device memory, once,
+  // as Mxfp8GroupedQuantize's do.
+  size_t workspace_bytes() const;
+  void upload(void* workspace, cudaStream_t stream);
+  // Enqueues the amax's memset and kernel, then the quantize kernel (nothing when no group has
+  // rows). Throws std::logic_error before upload().
+  void quantize(cudaStream_t stream) const;
+  size_t launches() const;
+
+ private:
+  size_t amax_workspace_bytes() const;
+
+  OperandCopies copies_;
+  Nvfp4Options options_;
+  Nvfp4GroupedAmax amax_;
+  detail::GroupedTileTables tables_;
+};
 
 }  // namespace gemmscope

@@ -1,9 +1,12 @@
 // FP8Block: TransformerEngine's Float8BlockScaling on Hopper. E4M3 everywhere with power-of-2
 // FP32 scales: X and dY 1x128 along the contraction dimension of each copy, W 128x128. The
-// GEMMs are 1D x 2D (VEC128_32F x BLK128x128_32F) in Fprop and Dgrad and 1D x 1D in Wgrad.
+// GEMMs are 1D x 2D (VEC128_32F x BLK128x128_32F) in Fprop and Dgrad and 1D x 1D in Wgrad. A
+// grouped operand's groups are quantized together, each with its own scale tensors
+// (GroupedFp8Quantizer).
 
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/fp8_recipe.h"
+#include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "quant/fp8_block.h"
 #include "quant/fp8_operand.h"
@@ -11,10 +14,13 @@
 namespace gemmscope {
 namespace {
 
+ScaleLayout fp8_block_scale_layout(TensorRole role) {
+  return role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128;
+}
+
 Fp8OperandLayout fp8_block_layout(const OperandSource& source) {
-  return Fp8OperandLayout(
-      source.rows, source.cols, ElementFormat::kE4M3,
-      source.role == TensorRole::kWeight ? ScaleLayout::kBlock128x128 : ScaleLayout::kVec128);
+  return Fp8OperandLayout(source.rows, source.cols, ElementFormat::kE4M3,
+                          fp8_block_scale_layout(source.role));
 }
 
 // One read of the input; each copy is one byte an element plus its FP32 scales.
@@ -52,6 +58,10 @@ class Fp8BlockRecipe : public Fp8Recipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t /*stream*/) const override {
     return std::make_unique<Fp8BlockQuantizer>(source);
+  }
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return GroupedFp8Quantizer::block(source, fp8_block_scale_layout(source.role), stream);
   }
 };
 

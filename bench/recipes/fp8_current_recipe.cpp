@@ -1,7 +1,10 @@
 // FP8Current: tensorwise current scaling. Each quantization computes this tensor's amax, its
-// scale (448 or 57344 / amax) and casts, E4M3 for X and W and E5M2 for dY (HYBRID).
+// scale (448 or 57344 / amax) and casts, E4M3 for X and W and E5M2 for dY (HYBRID). A grouped
+// operand's groups are quantized together, each with its own amax and scale
+// (GroupedFp8Quantizer).
 
 #include "bench/recipes/fp8_recipe.h"
+#include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
 #include "quant/fp8_operand.h"
@@ -10,15 +13,11 @@
 namespace gemmscope {
 namespace {
 
-ElementFormat tensorwise_format(TensorRole role) {
-  return role == TensorRole::kGradient ? ElementFormat::kE5M2 : ElementFormat::kE4M3;
-}
-
 class Fp8CurrentQuantizer : public OperandQuantizer {
  public:
   explicit Fp8CurrentQuantizer(const OperandSource& source)
       : source_(source),
-        layout_(source.rows, source.cols, tensorwise_format(source.role), ScaleLayout::kTensor),
+        layout_(source.rows, source.cols, fp8_tensorwise_format(source.role), ScaleLayout::kTensor),
         state_buffer_(Fp8CurrentScalingState::kBufferFloats),
         state_(Fp8CurrentScalingState::in_buffer(state_buffer_.get())),
         rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
@@ -58,6 +57,10 @@ class Fp8CurrentRecipe : public Fp8Recipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t /*stream*/) const override {
     return std::make_unique<Fp8CurrentQuantizer>(source);
+  }
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return GroupedFp8Quantizer::current(source, fp8_tensorwise_format(source.role), stream);
   }
 };
 

@@ -1,11 +1,13 @@
 // FP8Delayed: tensorwise delayed scaling. The cast uses the scale derived from the amax
 // history and records this step's amax in the same pass; the per-step history roll and scale
-// update is part of the quantization (so it is timed in autocast cases).
+// update is part of the quantization (so it is timed in autocast cases). A grouped operand's
+// groups are quantized together, each with its own history and scale (GroupedFp8Quantizer).
 //
 // Only autocast is registered: FP8Delayed's prequant GEMM would be exactly FP8Current's
 // (same formats, one FP32 scale per tensor), so timing it again would add nothing.
 
 #include "bench/recipes/fp8_recipe.h"
+#include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
 #include "quant/fp8_delayed.h"
@@ -18,9 +20,7 @@ class Fp8DelayedQuantizer : public OperandQuantizer {
  public:
   Fp8DelayedQuantizer(const OperandSource& source, cudaStream_t stream)
       : source_(source),
-        layout_(source.rows, source.cols,
-                source.role == TensorRole::kGradient ? ElementFormat::kE5M2 : ElementFormat::kE4M3,
-                ScaleLayout::kTensor),
+        layout_(source.rows, source.cols, fp8_tensorwise_format(source.role), ScaleLayout::kTensor),
         state_buffer_(Fp8DelayedScalingState::buffer_floats()),
         state_(Fp8DelayedScalingState::in_buffer(state_buffer_.get())),
         rowwise_(has_rowwise(source.copies) ? layout_.data_bytes() : 0),
@@ -62,6 +62,10 @@ class Fp8DelayedRecipe : public Fp8Recipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t stream) const override {
     return std::make_unique<Fp8DelayedQuantizer>(source, stream);
+  }
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return GroupedFp8Quantizer::delayed(source, fp8_tensorwise_format(source.role), stream);
   }
 };
 

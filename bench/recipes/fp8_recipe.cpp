@@ -16,4 +16,8 @@ void Fp8Recipe::check_gemm_operand(const QuantizedTensor& operand) const {
   require_fp8_gemm_operand(operand);
 }
 
+ElementFormat fp8_tensorwise_format(TensorRole role) {
+  return role == TensorRole::kGradient ? ElementFormat::kE5M2 : ElementFormat::kE4M3;
+}
+
 }  // namespace gemmscope

@@ -20,4 +20,7 @@ class Fp8Recipe : public QuantizedRecipe {
   int64_t group_row_alignment() const override { return 16; }
 };
 
+// The tensorwise recipes' formats (HYBRID): E4M3 for X and W, E5M2 for dY.
+ElementFormat fp8_tensorwise_format(TensorRole role);
+
 }  // namespace gemmscope

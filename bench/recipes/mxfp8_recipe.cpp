@@ -2,22 +2,26 @@
 // contraction dimension, for every operand; rowwise and columnwise copies are quantized
 // separately from the BF16 values, in one pass over the input.
 
+#include "bench/recipes/block_scaled_layouts.h"
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
+#include "bench/recipes/mxfp8_grouped_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "quant/mxfp8_operand.h"
 #include "quant/mxfp8_quantize.h"
-#include "quant/unsupported.h"
 
 namespace gemmscope {
 namespace {
 
 Mxfp8OperandLayout mxfp8_layout(const OperandSource& source) {
-  try {
-    return Mxfp8OperandLayout(source.rows, source.cols, source.copies);
-  } catch (const std::invalid_argument& e) {
-    throw Unsupported(std::string("MXFP8 cannot take this shape: ") + e.what());
-  }
+  return layout_or_unsupported(
+      "MXFP8", [&] { return Mxfp8OperandLayout(source.rows, source.cols, source.copies); });
+}
+
+Mxfp8GroupedLayout mxfp8_grouped_layout_of(const OperandSource& source) {
+  const std::vector<int64_t>& group_rows = checked_group_rows(source, "MXFP8 grouped quantizer");
+  return layout_or_unsupported(
+      "MXFP8", [&] { return mxfp8_grouped_layout(group_rows, source.cols, source.copies); });
 }
 
 // One read of the input; each copy is one byte an element plus its E8M0 scales.
@@ -51,6 +55,11 @@ class Mxfp8Recipe : public BlockScaledRecipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t /*stream*/) const override {
     return std::make_unique<Mxfp8Quantizer>(source);
+  }
+  // Every expert's rows in one launch, each expert's copy the tensor quantizer's.
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return std::make_unique<Mxfp8GroupedQuantizer>(source, mxfp8_grouped_layout_of(source), stream);
   }
 };
 

@@ -5,13 +5,14 @@
 // Hadamard transform along tokens. Each quantization reads the input twice: the amax kernel
 // (the per-tensor factor needs it) and the quantize kernel.
 
+#include "bench/recipes/block_scaled_layouts.h"
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
+#include "bench/recipes/nvfp4_grouped_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
 #include "quant/nvfp4_operand.h"
 #include "quant/nvfp4_quantize.h"
-#include "quant/unsupported.h"
 
 namespace gemmscope {
 namespace {
@@ -28,13 +29,21 @@ Nvfp4Role nvfp4_role(TensorRole role) {
   throw std::logic_error("unknown tensor role");
 }
 
+Nvfp4Options nvfp4_options(const OperandSource& source) {
+  return nvfp4_options_for(nvfp4_role(source.role));
+}
+
 Nvfp4OperandLayout nvfp4_layout(const OperandSource& source) {
-  try {
-    return Nvfp4OperandLayout(source.rows, source.cols, source.copies,
-                              nvfp4_options_for(nvfp4_role(source.role)));
-  } catch (const std::invalid_argument& e) {
-    throw Unsupported(std::string("NVFP4 cannot take this shape: ") + e.what());
-  }
+  return layout_or_unsupported("NVFP4", [&] {
+    return Nvfp4OperandLayout(source.rows, source.cols, source.copies, nvfp4_options(source));
+  });
+}
+
+Nvfp4GroupedLayout nvfp4_grouped_layout_of(const OperandSource& source) {
+  const std::vector<int64_t>& group_rows = checked_group_rows(source, "NVFP4 grouped quantizer");
+  return layout_or_unsupported("NVFP4", [&] {
+    return nvfp4_grouped_layout(group_rows, source.cols, source.copies, nvfp4_options(source));
+  });
 }
 
 // Two reads of the input (amax, quantize); each copy is half a byte an element plus its E4M3
@@ -72,6 +81,13 @@ class Nvfp4Recipe : public BlockScaledRecipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t /*stream*/) const override {
     return std::make_unique<Nvfp4Quantizer>(source);
+  }
+  // Every expert's rows in three launches, each expert's copy (and scalars) the tensor
+  // quantizer's.
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return std::make_unique<Nvfp4GroupedQuantizer>(source, nvfp4_grouped_layout_of(source),
+                                                   nvfp4_options(source), stream);
   }
 };
 

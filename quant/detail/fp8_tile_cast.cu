@@ -7,6 +7,7 @@
 #include <string>
 
 #include "quant/cuda_check.h"
+#include "quant/detail/fp8_amax.cuh"
 #include "quant/detail/fp8_device.cuh"
 #include "quant/fp8_format.h"
 #include "quant/fp8_scale_layout.h"
@@ -42,6 +43,24 @@ struct KernelParams {
   float* amax_record;
   float* rowwise_scale_inv;
   float* columnwise_scale_inv;
+};
+
+// One tensor of a grouped cast, in device memory: its arguments, where the grouped amax kernel
+// writes its amax (current scaling), and its first tile row among all tensors' tile rows.
+struct TensorTiles {
+  KernelParams params;
+  float* amax;
+  unsigned int first_tile_row;
+  bool aligned;  // whether the tensor alone would take the vector path
+};
+
+// A grouped cast's kernel argument: the tensors and, for each tile row of them all, the index of
+// the tensor it belongs to (a table, so that a block finds its tensor in one load).
+struct GroupedTiles {
+  const TensorTiles* __restrict__ tensors;
+  const uint32_t* __restrict__ tile_row_tensor;
+  unsigned int col_tiles;  // the same for every tensor: they share cols
+  unsigned int tile_rows;  // of all tensors
 };
 
 // Offset, in BF16 elements, of 16-byte chunk `chunk` of tile row `row`. Chunks are XOR-swizzled
@@ -127,18 +146,13 @@ __device__ __forceinline__ uint32_t max_over_8_lanes(uint32_t lanes) {
   return lanes;
 }
 
+// Tile (tile_row, tile_col) of the tensor `p` describes, staged in the kernel's shared `tile`.
+// The kernels own the shared arrays: a grouped kernel inlines both paths' bodies, which must
+// share one tile rather than take one each.
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
-__global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
-    tile_cast_kernel(const KernelParams p) {
-  __shared__ alignas(16) uint16_t tile[kTile * kTile];
-  __shared__ uint32_t warp_amax_bits[kWarps];
-
-  // CTAs take the tile rows bottom-up (CTAs start roughly in blockIdx order): current scaling's
-  // amax pass reads the tensor top-down just before, so the rows it read last, the likeliest to
-  // be still in L2, are read first. For the other scalings the order makes no difference.
-  const unsigned int walk_row = blockIdx.x / p.col_tiles;
-  const unsigned int tile_col = blockIdx.x - walk_row * p.col_tiles;
-  const unsigned int tile_row = p.row_tiles - 1 - walk_row;
+__device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int tile_row,
+                                          unsigned int tile_col, uint16_t* tile,
+                                          uint32_t* warp_amax_bits) {
   const int64_t row0 = static_cast<int64_t>(tile_row) * kTile;
   const int64_t col0 = static_cast<int64_t>(tile_col) * kTile;
   // How many of the tile's rows and columns the tensor has (1..128); the edge tiles have fewer.
@@ -330,56 +344,95 @@ __global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlo
   }
 }
 
-template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat>
-void launch_kernel(const KernelParams& params, bool aligned, unsigned int blocks,
-                   cudaStream_t stream) {
-  if (aligned) {
-    tile_cast_kernel<kScaling, kFormat, true><<<blocks, kThreads, 0, stream>>>(params);
+// CTAs take the tile rows bottom-up (CTAs start roughly in blockIdx order): current scaling's
+// amax pass reads the tensor top-down just before, so the rows it read last, the likeliest to be
+// still in L2, are read first. For the other scalings the order makes no difference.
+template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
+__global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
+    tile_cast_kernel(const KernelParams p) {
+  __shared__ alignas(16) uint16_t tile[kTile * kTile];
+  __shared__ uint32_t warp_amax_bits[kWarps];
+  const unsigned int walk_row = blockIdx.x / p.col_tiles;
+  const unsigned int tile_col = blockIdx.x - walk_row * p.col_tiles;
+  cast_tile<kScaling, kFormat, kAligned>(p, p.row_tiles - 1 - walk_row, tile_col, tile,
+                                         warp_amax_bits);
+}
+
+// The tile rows of all tensors of a grouped cast, bottom-up like a single tensor's (the groups
+// lie one after the other in the input, so this is bottom-up in memory too). kAllAligned: every
+// tensor takes the vector path; otherwise each tensor takes the path it would take alone, so
+// one unaligned group does not slow the others down to the scalar path.
+template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAllAligned>
+__global__ void __launch_bounds__(kThreads, kAllAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
+    grouped_tile_cast_kernel(const GroupedTiles tiles) {
+  __shared__ alignas(16) uint16_t tile[kTile * kTile];
+  __shared__ uint32_t warp_amax_bits[kWarps];
+  const unsigned int walk_row = blockIdx.x / tiles.col_tiles;
+  const unsigned int tile_col = blockIdx.x - walk_row * tiles.col_tiles;
+  const unsigned int tile_row = tiles.tile_rows - 1 - walk_row;
+  // The tensor's arguments are read from global memory where the tile needs them (L1 hits after
+  // the first), as a single tensor's are read from the constant bank.
+  const TensorTiles& tensor = tiles.tensors[__ldg(tiles.tile_row_tensor + tile_row)];
+  if (kAllAligned || tensor.aligned) {
+    cast_tile<kScaling, kFormat, true>(tensor.params, tile_row - tensor.first_tile_row, tile_col,
+                                       tile, warp_amax_bits);
   } else {
-    tile_cast_kernel<kScaling, kFormat, false><<<blocks, kThreads, 0, stream>>>(params);
+    cast_tile<kScaling, kFormat, false>(tensor.params, tile_row - tensor.first_tile_row, tile_col,
+                                        tile, warp_amax_bits);
+  }
+}
+
+// compute_amax of every tensor of a grouped cast, over the same tiles, top-down: a tile row's
+// rows are contiguous in the input, so block b reads chunk b % col_tiles of kTile * kTile
+// elements of tile row b / col_tiles (a tile row has at most col_tiles such chunks; blocks past
+// a short tile row's last chunk have nothing to do).
+__global__ void __launch_bounds__(kAmaxThreads) grouped_amax_kernel(const GroupedTiles tiles) {
+  constexpr int64_t kChunk = kTile * kTile;
+  static_assert(kChunk == kAmaxThreads * kAmaxUnroll * kChunkElements,
+                "a chunk is one unrolled round of 16-byte loads");
+  const unsigned int tile_row = blockIdx.x / tiles.col_tiles;
+  const unsigned int chunk = blockIdx.x - tile_row * tiles.col_tiles;
+  const TensorTiles& tensor = tiles.tensors[__ldg(tiles.tile_row_tensor + tile_row)];
+  const int64_t row0 = static_cast<int64_t>(tile_row - tensor.first_tile_row) * kTile;
+  const int64_t elements =
+      min(tensor.params.rows - row0, static_cast<int64_t>(kTile)) * tensor.params.cols;
+  const int64_t begin = chunk * kChunk;
+  if (begin >= elements)
+    return;
+  const uint16_t* input = tensor.params.input + row0 * tensor.params.cols + begin;
+  const int64_t count = min(elements - begin, kChunk);
+  const uint32_t lanes = reinterpret_cast<uintptr_t>(input) % 16 == 0
+                             ? range_magnitudes<true>(input, count, threadIdx.x, kAmaxThreads)
+                             : range_magnitudes<false>(input, count, threadIdx.x, kAmaxThreads);
+  publish_block_amax(lanes, tensor.amax);
+}
+
+// One tensor's cast, or the grouped cast of several.
+template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
+void launch_blocks(const KernelParams& params, unsigned int blocks, cudaStream_t stream) {
+  tile_cast_kernel<kScaling, kFormat, kAligned><<<blocks, kThreads, 0, stream>>>(params);
+}
+template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
+void launch_blocks(const GroupedTiles& tiles, unsigned int blocks, cudaStream_t stream) {
+  grouped_tile_cast_kernel<kScaling, kFormat, kAligned><<<blocks, kThreads, 0, stream>>>(tiles);
+}
+
+template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, typename Params>
+void launch_kernel(const Params& params, bool aligned, unsigned int blocks, cudaStream_t stream) {
+  if (aligned) {
+    launch_blocks<kScaling, kFormat, true>(params, blocks, stream);
+  } else {
+    launch_blocks<kScaling, kFormat, false>(params, blocks, stream);
   }
   CUDA_CHECK_LAUNCH();
 }
 
-bool is_16_byte_aligned(const void* pointer) {
-  return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
-}
-
-}  // namespace
-
-void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream) {
-  KernelParams params{};
-  params.input = reinterpret_cast<const uint16_t*>(args.input);
-  params.rows = args.rows;
-  params.cols = args.cols;
-  params.scale_rows = round_up(args.rows, kScaleRowAlignment);
-  params.scale_cols = round_up(args.cols, kScaleRowAlignment);
-  params.rowwise = args.rowwise;
-  params.columnwise = args.columnwise;
-  params.scale = args.scale;
-  params.amax_record = args.amax_record;
-  params.rowwise_scale_inv = args.rowwise_scale_inv;
-  params.columnwise_scale_inv = args.columnwise_scale_inv;
-
-  const int64_t row_tiles = ceil_div(args.rows, kTile);
-  const int64_t col_tiles = ceil_div(args.cols, kTile);
-  const int64_t tiles = row_tiles * col_tiles;
-  if (tiles > INT_MAX) {
-    throw std::invalid_argument("FP8 cast: " + std::to_string(args.rows) + "x" +
-                                std::to_string(args.cols) + " needs " + std::to_string(tiles) +
-                                " 128x128 tiles, more than one launch takes");
-  }
-  params.row_tiles = static_cast<unsigned int>(row_tiles);
-  params.col_tiles = static_cast<unsigned int>(col_tiles);
-  // The vector path needs every row of every copy to start on a 16-byte boundary.
-  const bool aligned = args.rows % 16 == 0 && args.cols % 16 == 0 &&
-                       is_16_byte_aligned(args.input) && is_16_byte_aligned(args.rowwise) &&
-                       is_16_byte_aligned(args.columnwise);
-  const auto blocks = static_cast<unsigned int>(tiles);
-
-  switch (args.scaling) {
+template <typename Params>
+void launch_scaling(TileScaling scaling, ElementFormat format, const Params& params, bool aligned,
+                    unsigned int blocks, cudaStream_t stream) {
+  switch (scaling) {
     case TileScaling::kTensorwise:
-      if (args.format == ElementFormat::kE5M2) {
+      if (format == ElementFormat::kE5M2) {
         launch_kernel<TileScaling::kTensorwise, __NV_E5M2>(params, aligned, blocks, stream);
       } else {
         launch_kernel<TileScaling::kTensorwise, __NV_E4M3>(params, aligned, blocks, stream);
@@ -392,6 +445,125 @@ void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream) {
       launch_kernel<TileScaling::kBlock128x128, __NV_E4M3>(params, aligned, blocks, stream);
       return;
   }
+}
+
+bool is_16_byte_aligned(const void* pointer) {
+  return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
+}
+
+KernelParams kernel_params(const TileCastArgs& args) {
+  KernelParams params{};
+  params.input = reinterpret_cast<const uint16_t*>(args.input);
+  params.rows = args.rows;
+  params.cols = args.cols;
+  params.scale_rows = round_up(args.rows, kScaleRowAlignment);
+  params.scale_cols = round_up(args.cols, kScaleRowAlignment);
+  params.row_tiles = static_cast<unsigned int>(ceil_div(args.rows, kTile));
+  params.col_tiles = static_cast<unsigned int>(ceil_div(args.cols, kTile));
+  params.rowwise = args.rowwise;
+  params.columnwise = args.columnwise;
+  params.scale = args.scale;
+  params.amax_record = args.amax_record;
+  params.rowwise_scale_inv = args.rowwise_scale_inv;
+  params.columnwise_scale_inv = args.columnwise_scale_inv;
+  return params;
+}
+
+// The vector path needs every row of every copy to start on a 16-byte boundary.
+bool takes_vector_path(const TileCastArgs& args) {
+  return args.rows % 16 == 0 && args.cols % 16 == 0 && is_16_byte_aligned(args.input) &&
+         is_16_byte_aligned(args.rowwise) && is_16_byte_aligned(args.columnwise);
+}
+
+// A launch's grid: `tiles` blocks, at most what a grid holds.
+unsigned int grid_blocks(int64_t tiles, const std::string& what) {
+  if (tiles > INT_MAX) {
+    throw std::invalid_argument("FP8 cast: " + what + " needs " + std::to_string(tiles) +
+                                " 128x128 tiles, more than one launch takes");
+  }
+  return static_cast<unsigned int>(tiles);
+}
+
+}  // namespace
+
+void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream) {
+  const int64_t tiles = ceil_div(args.rows, kTile) * ceil_div(args.cols, kTile);
+  const unsigned int blocks =
+      grid_blocks(tiles, std::to_string(args.rows) + "x" + std::to_string(args.cols));
+  launch_scaling(args.scaling, args.format, kernel_params(args), takes_vector_path(args), blocks,
+                 stream);
+}
+
+GroupedTileCast::GroupedTileCast(const std::vector<TileCastArgs>& tensors,
+                                 const std::vector<float*>& amaxes) {
+  if (!amaxes.empty() && amaxes.size() != tensors.size()) {
+    throw std::invalid_argument("GroupedTileCast: " + std::to_string(amaxes.size()) +
+                                " amax outputs for " + std::to_string(tensors.size()) + " tensors");
+  }
+  std::vector<TensorTiles> described;
+  std::vector<uint32_t> tile_row_tensor;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TileCastArgs& args = tensors[i];
+    const TileCastArgs& first = tensors.front();
+    if (args.rows <= 0 || args.cols != first.cols || args.format != first.format ||
+        args.scaling != first.scaling) {
+      throw std::invalid_argument(
+          "GroupedTileCast: tensor " + std::to_string(i) + " (" + std::to_string(args.rows) + "x" +
+          std::to_string(args.cols) +
+          ") must have rows and share cols, format and scaling with tensor 0");
+    }
+    TensorTiles tensor{};
+    tensor.params = kernel_params(args);
+    tensor.amax = amaxes.empty() ? nullptr : amaxes[i];
+    tensor.first_tile_row = static_cast<unsigned int>(tile_row_tensor.size());
+    tensor.aligned = takes_vector_path(args);
+    tile_row_tensor.insert(tile_row_tensor.end(), tensor.params.row_tiles,
+                           static_cast<uint32_t>(i));
+    described.push_back(tensor);
+    aligned_ = aligned_ && tensor.aligned;
+  }
+  if (!tensors.empty()) {
+    scaling_ = tensors.front().scaling;
+    format_ = tensors.front().format;
+    col_tiles_ = static_cast<unsigned int>(ceil_div(tensors.front().cols, kTile));
+  }
+  tile_rows_ = static_cast<unsigned int>(tile_row_tensor.size());
+  blocks_ = grid_blocks(static_cast<int64_t>(tile_rows_) * col_tiles_,
+                        std::to_string(tensors.size()) + " tensors");
+  tensors_table_ = tables_.add(described);
+  tile_rows_table_ = tables_.add(tile_row_tensor);
+}
+
+void GroupedTileCast::upload(void* workspace, cudaStream_t stream) {
+  if (blocks_ > 0)
+    tables_.upload(workspace, stream, "GroupedTileCast");
+}
+
+namespace {
+
+GroupedTiles grouped_tiles(const DeviceTables& tables, size_t tensors_table, size_t tile_rows_table,
+                           unsigned int col_tiles, unsigned int tile_rows) {
+  const char* context = "GroupedTileCast";
+  return {tables.device_table<TensorTiles>(tensors_table, context),
+          tables.device_table<uint32_t>(tile_rows_table, context), col_tiles, tile_rows};
+}
+
+}  // namespace
+
+void GroupedTileCast::launch_cast(cudaStream_t stream) const {
+  if (blocks_ == 0)
+    return;
+  launch_scaling(scaling_, format_,
+                 grouped_tiles(tables_, tensors_table_, tile_rows_table_, col_tiles_, tile_rows_),
+                 aligned_, blocks_, stream);
+}
+
+void GroupedTileCast::launch_amax(cudaStream_t stream) const {
+  if (blocks_ == 0)
+    return;
+  grouped_amax_kernel<<<blocks_, kAmaxThreads, 0, stream>>>(
+      grouped_tiles(tables_, tensors_table_, tile_rows_table_, col_tiles_, tile_rows_));
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gemmscope::detail

@@ -23,7 +23,8 @@
 // while it converts this one. The walk takes the tile rows bottom-up, each left to right: NVFP4's
 // amax pass reads the tensor top-down just before, so the rows it read last, the likeliest to be
 // still in L2, are the first the quantize pass reads. CTAs after the data CTAs write the scale
-// buffers' padding (detail/swizzled_padding.cuh).
+// buffers' padding (detail/swizzled_padding.cuh). A grouped launch (detail/grouped_tiles.cuh)
+// runs the same tile work over every group's tiles, each group a tensor of its own.
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -153,15 +154,20 @@ void with_flag(bool flag, Launch&& launch) {
   }
 }
 
+// Padding CTA `cta` of `ctas` writes its share of both copies' padding.
+__device__ inline void write_padding_share(const TileGrid& grid, int64_t cta, int64_t ctas) {
+  const int64_t worker = cta * kTileThreads + threadIdx.x;
+  const int64_t workers = ctas * kTileThreads;
+  write_swizzled_padding(grid.rowwise_padding, worker, workers);
+  write_swizzled_padding(grid.columnwise_padding, worker, workers);
+}
+
 // In a padding CTA: writes its share of both copies' padding and returns true.
 __device__ inline bool handled_as_padding_cta(const TileGrid& grid) {
   const int64_t cta = blockIdx.x;
   if (cta < grid.data_ctas)
     return false;
-  const int64_t worker = (cta - grid.data_ctas) * kTileThreads + threadIdx.x;
-  const int64_t workers = (gridDim.x - grid.data_ctas) * kTileThreads;
-  write_swizzled_padding(grid.rowwise_padding, worker, workers);
-  write_swizzled_padding(grid.columnwise_padding, worker, workers);
+  write_padding_share(grid, cta - grid.data_ctas, gridDim.x - grid.data_ctas);
   return true;
 }
 

@@ -1,0 +1,59 @@
+#pragma once
+// The FP8 recipes' quantizer of a grouped operand (operand_source.h): every group quantized as
+// a tensor of its own, with its own scales, in a fixed number of launches whatever the number
+// of groups (quant/fp8_grouped.h), where PerGroupQuantizer's launches grow with the groups.
+// The rowwise copies of all groups share one buffer, the columnwise copies another, and so do
+// the tensorwise states or each copy's block scales.
+
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "bench/operand_quantizer.h"
+#include "bench/operand_source.h"
+#include "kernels/device_buffer.h"
+#include "quant/fp8_grouped.h"
+
+namespace gemmscope {
+
+class GroupedFp8Quantizer : public OperandQuantizer {
+ public:
+  // FP8Current and FP8Delayed in `format`, one scale (and amax history) per group; FP8Block in
+  // `scale_layout`. Set-up (delayed scaling's reset, the upload of the kernels' tables) is
+  // enqueued on `stream`.
+  static std::unique_ptr<OperandQuantizer> current(const OperandSource& source,
+                                                   ElementFormat format, cudaStream_t stream);
+  static std::unique_ptr<OperandQuantizer> delayed(const OperandSource& source,
+                                                   ElementFormat format, cudaStream_t stream);
+  static std::unique_ptr<OperandQuantizer> block(const OperandSource& source,
+                                                 ScaleLayout scale_layout, cudaStream_t stream);
+
+  void quantize(cudaStream_t stream) override { quantization_->quantize(stream); }
+  QuantizedTensor copy(bool columnwise, int64_t group) const override {
+    return quantization_->copy(columnwise, group);
+  }
+  double bytes_moved() const override { return bytes_moved_; }
+  size_t launches() const override { return quantization_->launches(); }
+
+ private:
+  // The layout and the data buffers; the factories add the scales and the quantization.
+  explicit GroupedFp8Quantizer(const OperandSource& source);
+  Fp8GroupedTargets targets() const;
+  // Takes `quantization` and uploads its tables. bytes_moved(): the input read `input_reads`
+  // times, the copies' data written, and `scale_bytes_moved` of scales or states.
+  void finish(Fp8GroupedQuantization quantization, int input_reads, double scale_bytes_moved,
+              cudaStream_t stream);
+
+  OperandSource source_;
+  GroupedLayout layout_;
+  DeviceBuffer<uint8_t> rowwise_;
+  DeviceBuffer<uint8_t> columnwise_;
+  DeviceBuffer<float> states_;  // tensorwise scaling
+  DeviceBuffer<float> rowwise_scales_;
+  DeviceBuffer<float> columnwise_scales_;
+  std::unique_ptr<Fp8GroupedQuantization> quantization_;
+  DeviceBuffer<uint8_t> workspace_;
+  double bytes_moved_ = 0;
+};
+
+}  // namespace gemmscope
