@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, tests and times gemmscope on a GPU machine in one go, keeping every log under
 # $OUT (default ./gpu-check). Stages run in the order given (default: all of them):
-#   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90)
+#   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90; CUTLASS from
+#            $CUTLASS_DIR, default .carry/cutlass; more configure flags in $CMAKE_FLAGS)
 #   test     ctest: host tests and the GPU tests
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
 #   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
@@ -34,6 +35,11 @@
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
 #   moetime  the expert cases through the loop and through the grouped kernels, alternately,
 #            twice each: per-run reports, run-to-run spreads and the differences
+#   grouped  the GPU tests of grouped quantization, the CUTLASS GEMMs and the grouped passes
+#   moequant the quantization cases of expert operands (every expert of a rank in one case) of
+#            each $MOE_MODELS workload: GB/s, share of copy bandwidth, kernels a quantization
+#   moeauto  the expert GEMM cases of each $MOE_MODELS workload with gemm_bench's defaults
+#            (--grouped=auto), the kernels of each case listed, and the report
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,8 +68,9 @@ stage_build() {
   # CUTLASS headers, when carried along (.carry/cutlass/include), build the grouped FP8 kernel.
   local cutlass=${CUTLASS_DIR:-.carry/cutlass} cutlass_flag=()
   [ -d "$cutlass/include/cutlass" ] && cutlass_flag=("-DGEMMSCOPE_CUTLASS_DIR=$(realpath "$cutlass")")
+  # shellcheck disable=SC2086 # CMAKE_FLAGS: more configure flags, split on spaces
   run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
-    "${cutlass_flag[@]}" &&
+    "${cutlass_flag[@]}" ${CMAKE_FLAGS:-} &&
     run build cmake --build build -- -k 0
   tail -5 "$out/build.log"
 }
@@ -467,6 +474,50 @@ stage_moetime() {
     python3 tools/run_diff.py "$out/moe_time_${model}_loop_1.json" \
       "$out/moe_time_${model}_cublas_1.json"
   done 2>&1 | tee "$out/moe_diff.txt"
+}
+
+# The GPU tests of the grouped quantizers, the CUTLASS GEMMs (grouped and dense), the grouped
+# and dense passes of every recipe, with the reference.
+stage_grouped() {
+  run grouped_tests ctest --test-dir build --output-on-failure \
+    -R "Grouped|Cutlass|Fp8|Mx|Nvfp4|QuantizedPass|Bf16Pass|Leak"
+  grep -E "tests passed|tests failed|Failed|FAILED|Skipped" "$out/grouped_tests.log" | head -60
+}
+
+# ';'-separated gemm_bench flags, one workload each.
+moe_models() {
+  local models
+  IFS=';' read -r -a models <<<"${MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}"
+  printf '%s\n' "${models[@]}"
+}
+
+moe_tag() {
+  sed -e 's/ --expert_parallel=/_ep/' -e 's/[^A-Za-z0-9_.-]/_/g' <<<"$1"
+}
+
+stage_moequant() {
+  local model name
+  while read -r model; do
+    name="moequant_$(moe_tag "$model")"
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model --benchmark_filter='/Quantize/.*/G:' --gpu_warmup=2 \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    grep -E "Quantize" "$out/$name.log" | awk '{print $1, $4, $5, $6, $7, $8, $9, $10, $11}'
+  done < <(moe_models)
+}
+
+stage_moeauto() {
+  local model name start
+  while read -r model; do
+    name="moeauto_$(moe_tag "$model")"
+    start=$SECONDS
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model --benchmark_filter='/expert_' --list_kernels \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    echo "$name: $((SECONDS - start)) s"
+    "$report" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
+    grep -E "Speedup|Implementations" "$out/${name}_report.txt"
+  done < <(moe_models)
 }
 
 stage_quantncu() {
