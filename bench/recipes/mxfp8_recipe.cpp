@@ -19,7 +19,7 @@ Mxfp8OperandLayout mxfp8_layout(const OperandSource& source) {
 }
 
 Mxfp8GroupedLayout mxfp8_grouped_layout_of(const OperandSource& source) {
-  const std::vector<int64_t>& group_rows = checked_group_rows(source, "MXFP8 grouped quantizer");
+  const std::vector<int64_t> group_rows = checked_group_rows(source, "MXFP8 grouped quantizer");
   return layout_or_unsupported(
       "MXFP8", [&] { return mxfp8_grouped_layout(group_rows, source.cols, source.copies); });
 }

@@ -40,7 +40,7 @@ Nvfp4OperandLayout nvfp4_layout(const OperandSource& source) {
 }
 
 Nvfp4GroupedLayout nvfp4_grouped_layout_of(const OperandSource& source) {
-  const std::vector<int64_t>& group_rows = checked_group_rows(source, "NVFP4 grouped quantizer");
+  const std::vector<int64_t> group_rows = checked_group_rows(source, "NVFP4 grouped quantizer");
   return layout_or_unsupported("NVFP4", [&] {
     return nvfp4_grouped_layout(group_rows, source.cols, source.copies, nvfp4_options(source));
   });
