@@ -11,7 +11,7 @@
 //
 // Several implementations run the same groups, so that their times can be compared on one
 // case name (--grouped): a loop of cuBLASLt GEMMs, what a framework without a grouped kernel
-// launches; cuBLAS's grouped batched GEMM (BF16); CUTLASS's Hopper grouped GEMM (FP8).
+// launches; cuBLAS's grouped batched GEMM (BF16); CUTLASS's Hopper grouped GEMM (BF16, FP8).
 
 #include <cuda_runtime.h>
 
@@ -43,7 +43,7 @@ class GroupedGemm {
 enum class GroupedImplementation {
   kLoop,     // one cuBLASLt GEMM (or emulated GEMM) per group, in order, on one stream
   kCublas,   // cublasGemmGroupedBatchedEx: BF16 only
-  kCutlass,  // CUTLASS's sm90 pointer-array grouped GEMM: FP8 tensorwise and 1x128/128x128
+  kCutlass,  // CUTLASS's sm90 pointer-array grouped GEMM: BF16, FP8 tensorwise and 1x128/128x128
 };
 
 // "loop", "cublas", "cutlass": the --grouped tokens.

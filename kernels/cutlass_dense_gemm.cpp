@@ -1,0 +1,259 @@
+// make_cutlass_dense_gemms (kernels/cutlass_dense_gemm.h): checks an FP8Block GEMM, keeps the
+// CUTLASS configurations that can run it, orders them and plans each. The kernels themselves
+// are in kernels/detail/cutlass_dense_gemm_kernel.cuh, one instantiation per .cu file.
+//
+// Configurations (tile K 128, one 128-deep scale block per k-tile), each for 1D2D (1x128 x
+// 128x128: Fprop, Dgrad) and 1D1D (1x128 x 1x128: Wgrad):
+//
+//   cooperative 128x128, cluster 1x2   CUTLASS's example 67 and profiler default
+//   cooperative 128x128, cluster 2x1   the other operand multicast
+//   ping-pong    64x128, cluster 2x1   half the tile: less wave quantization; B multicast
+//   cooperative 128x128, cluster 1x2, stream-K   for shapes whose last wave is partial
+//
+// Why no larger tiles: the blockwise mainloop holds two FP32 accumulators (the wgmma one and
+// the promoted one) of a warp group's whole share of the tile; a 64x256 or 128x128 share needs
+// 256 registers a thread for them alone, over the 232 (240) the kernel gives its consumers, so
+// 128x128 cooperative (64x128 a warp group) and 64x128 ping-pong are what fits. (DeepGEMM's own
+// kernels cap tile N at 192 in 1D2D and 160 in 1D1D for the same reason.) Tile N is 128 also
+// because 1D2D's weight scales cover 128 columns and CUTLASS wants whole scale blocks per tile.
+//
+// Order (best first), a first guess that the caller's trials then settle: the modelled time
+//
+//   waves x tile area x (1.10 for ping-pong) ,  waves = ceil(tiles / CTAs)   (persistent)
+//                                               waves = min(that, tiles / CTAs x 1.05) (stream-K)
+//
+// with the tile counts as CUTLASS pads them (to whole clusters and swizzle groups) and one CTA
+// per SM. The 10% stands for ping-pong's serial mainloops: a warp group's FP32 promotion after
+// each k-tile stalls the tensor cores, which in the cooperative schedule the other warp group's
+// wgmma covers. The 5% stands for stream-K's partial-tile reduction and its memset. Ties keep
+// the list order above.
+//
+// Swizzle (the persistent scheduler's runtime option): CUTLASS groups `swizzle` tile rows (or
+// columns) so that one wave reuses a few operand tiles through L2 instead of streaming all of
+// one operand, but it rounds each tile count up to swizzle x cluster and runs the padding on
+// zeros: the largest of 8, 4, 2 that pads nothing beyond the cluster's own rounding, else 1.
+
+#include "kernels/cutlass_dense_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/detail/cutlass_dense_gemm_configurations.h"
+#include "kernels/detail/sm90_device.h"
+#include "quant/cuda_check.h"
+#include "quant/format_names.h"
+#include "quant/fp8_operand.h"
+#include "quant/fp8_scale_layout.h"
+#include "quant/unsupported.h"
+
+namespace gemmscope {
+
+namespace cutlass_dense {
+namespace {
+
+// The rule's allowances (see the top of the file).
+constexpr double kPingpongAllowance = 1.10;
+constexpr double kStreamKAllowance = 1.05;
+
+// How many tiles CUTLASS's scheduler hands out: each count rounded up to swizzle x cluster.
+int64_t scheduled_tiles(const Configuration& config, int64_t m, int64_t n, int64_t swizzle) {
+  return round_up(ceil_div(m, config.tile_m), swizzle * config.cluster_m) *
+         round_up(ceil_div(n, config.tile_n), swizzle * config.cluster_n);
+}
+
+}  // namespace
+
+int swizzle_for(const Configuration& config, int64_t m, int64_t n) {
+  // CUTLASS's own cap (get_log_swizzle_size): 8 needs 6 tiles each way, 4 needs 3, 2 needs 2.
+  const int64_t fewest = std::min(ceil_div(m, config.tile_m), ceil_div(n, config.tile_n));
+  for (const auto& [swizzle, needs] : {std::pair{8, 6}, std::pair{4, 3}, std::pair{2, 2}}) {
+    if (fewest >= needs &&
+        scheduled_tiles(config, m, n, swizzle) == scheduled_tiles(config, m, n, 1))
+      return swizzle;
+  }
+  return 1;
+}
+
+double modelled_time(const Configuration& config, int64_t m, int64_t n, int sm_count) {
+  const double tiles =
+      static_cast<double>(scheduled_tiles(config, m, n, swizzle_for(config, m, n)));
+  const int cluster = config.cluster_m * config.cluster_n;
+  const double ctas = std::max(1, sm_count / cluster * cluster);
+  double waves = std::ceil(tiles / ctas);
+  if (config.scheduler == TileScheduler::kStreamK)
+    waves = std::min(waves, tiles / ctas * kStreamKAllowance);
+  const double time = waves * config.tile_m * config.tile_n;
+  return config.schedule == Schedule::kPingpong ? time * kPingpongAllowance : time;
+}
+
+}  // namespace cutlass_dense
+
+namespace {
+
+using cutlass_dense::BlockScaling;
+using cutlass_dense::Configuration;
+using cutlass_dense::Problem;
+using cutlass_dense::Schedule;
+using cutlass_dense::TileScheduler;
+
+constexpr const char* kName = "CUTLASS dense GEMM";
+constexpr int64_t kOutputAlignment = 8;  // BF16 elements in TMA's 16 bytes
+
+// Every instantiation, in the order that breaks the ranking's ties.
+const std::vector<Configuration>& configurations() {
+  static const std::vector<Configuration> all = {
+      cutlass_dense::config_1d2d_cooperative_1x2(), cutlass_dense::config_1d2d_cooperative_2x1(),
+      cutlass_dense::config_1d2d_pingpong_2x1(),    cutlass_dense::config_1d2d_stream_k_1x2(),
+      cutlass_dense::config_1d1d_cooperative_1x2(), cutlass_dense::config_1d1d_cooperative_2x1(),
+      cutlass_dense::config_1d1d_pingpong_2x1(),    cutlass_dense::config_1d1d_stream_k_1x2(),
+  };
+  return all;
+}
+
+// "cooperative 128x128x128, cluster 1x2, persistent"
+std::string describe(const Configuration& c) {
+  return std::string(c.schedule == Schedule::kCooperative ? "cooperative " : "ping-pong ") +
+         std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+         std::to_string(c.tile_k) + ", cluster " + std::to_string(c.cluster_m) + "x" +
+         std::to_string(c.cluster_n) +
+         (c.scheduler == TileScheduler::kStreamK ? ", stream-K" : ", persistent");
+}
+
+const char* scaling_name(BlockScaling scaling) {
+  return scaling == BlockScaling::k1d2d ? "1x128 x 128x128" : "1x128 x 1x128";
+}
+
+bool aligned(const void* pointer, uintptr_t bytes) {
+  return reinterpret_cast<uintptr_t>(pointer) % bytes == 0;
+}
+
+// The problem as CUTLASS's kernels take it, or Unsupported saying why they cannot.
+Problem check(const GemmProblem& problem) {
+  const QuantizedTensor& left = problem.left.tensor;
+  const QuantizedTensor& right = problem.right.tensor;
+  const std::string prefix = std::string(kName) + ": ";
+  if (left.format != ElementFormat::kE4M3 || right.format != ElementFormat::kE4M3) {
+    throw Unsupported(prefix + "runs FP8Block's E4M3 x E4M3 operands only; these are " +
+                      to_string(left.format) + " x " + to_string(right.format));
+  }
+  const bool block_scales = left.scale_layout == ScaleLayout::kVec128 &&
+                            (right.scale_layout == ScaleLayout::kBlock128x128 ||
+                             right.scale_layout == ScaleLayout::kVec128);
+  if (!block_scales) {
+    throw Unsupported(prefix +
+                      "takes FP8Block's scales only, 1x128 (Vec128) left with 128x128 or 1x128 "
+                      "right; these are " +
+                      to_string(left.scale_layout) + " x " + to_string(right.scale_layout));
+  }
+  if (!problem.left.k_major || !problem.right.k_major) {
+    throw Unsupported(prefix +
+                      "needs both operands K-major (TN), the only layout of Hopper's FP8 tensor "
+                      "cores; the " +
+                      (problem.left.k_major ? "right" : "left") + " operand is not");
+  }
+  if (left.tensor_scale != nullptr || right.tensor_scale != nullptr)
+    throw Unsupported(prefix + "takes no second, per-tensor scaling level (NVFP4's)");
+  if (problem.fast_accumulation) {
+    throw Unsupported(prefix +
+                      "fast accumulation does not apply to block scales (the kernel promotes to "
+                      "FP32 at every 128-deep scale block)");
+  }
+
+  const int64_t m = problem.left.outer(), n = problem.right.outer();
+  const int64_t k = problem.left.contraction();
+  if (problem.right.contraction() != k) {
+    throw std::invalid_argument(prefix + "contraction sizes differ: left " + std::to_string(k) +
+                                ", right " + std::to_string(problem.right.contraction()));
+  }
+  if (left.data == nullptr || right.data == nullptr || left.scale == nullptr ||
+      right.scale == nullptr || problem.output == nullptr) {
+    throw std::invalid_argument(prefix + "an operand, its scales or the output is missing");
+  }
+  const std::string dims =
+      prefix + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + ": ";
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  const int64_t right_scales = right.scale_layout == ScaleLayout::kBlock128x128
+                                   ? block128_scale_count(n, k)
+                                   : vec128_scale_count(n, k);
+  if (m > kIntMax || n > kIntMax || k > kIntMax || vec128_scale_count(m, k) > kIntMax ||
+      right_scales > kIntMax) {
+    throw Unsupported(dims + "CUTLASS's problem shapes and scale layouts are 32-bit");
+  }
+  if (k % kFp8GemmContractionMultiple != 0) {
+    throw Unsupported(dims + "K must be a multiple of " +
+                      std::to_string(kFp8GemmContractionMultiple) + " (16-byte rows for TMA)");
+  }
+  if (n % kOutputAlignment != 0) {
+    throw Unsupported(dims + "N must be a multiple of " + std::to_string(kOutputAlignment) +
+                      " (16-byte BF16 output rows for TMA)");
+  }
+  if (!aligned(left.data, 16) || !aligned(right.data, 16) || !aligned(problem.output, 16) ||
+      !aligned(left.scale, 16)) {
+    throw Unsupported(dims +
+                      "TMA needs 16-byte aligned operands, output and left scales (1x128 scales "
+                      "are TMA loads)");
+  }
+  if (!aligned(right.scale, sizeof(float)))
+    throw Unsupported(dims + "the right operand's scales are not FP32-aligned");
+
+  Problem checked;
+  checked.scaling =
+      right.scale_layout == ScaleLayout::kBlock128x128 ? BlockScaling::k1d2d : BlockScaling::k1d1d;
+  checked.m = static_cast<int>(m);
+  checked.n = static_cast<int>(n);
+  checked.k = static_cast<int>(k);
+  checked.a = left.data;
+  checked.b = right.data;
+  checked.d = problem.output;
+  checked.scale_a = static_cast<const float*>(left.scale);
+  checked.scale_b = static_cast<const float*>(right.scale);
+  return checked;
+}
+
+// The SM count for the ranking; Unsupported unless the GPU is compute capability 9.0.
+}  // namespace
+
+std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_dense_gemms(const GemmProblem& problem,
+                                                                   cudaStream_t stream) {
+  const Problem checked = check(problem);
+  std::vector<const Configuration*> runnable;
+  std::string refused;
+  for (const Configuration& config : configurations()) {
+    if (config.scaling != checked.scaling)
+      continue;
+    const std::string why = config.refusal(checked);
+    if (why.empty()) {
+      runnable.push_back(&config);
+    } else {
+      refused += (refused.empty() ? "" : "; ") + describe(config) + ": " + why;
+    }
+  }
+  const std::string kind = std::string(scaling_name(checked.scaling)) + " block scales";
+  if (runnable.empty())
+    throw Unsupported(std::string(kName) + ": no configuration for " + kind + " runs " +
+                      std::to_string(checked.m) + "x" + std::to_string(checked.k) + "x" +
+                      std::to_string(checked.n) + " (" + refused + ")");
+
+  const int sm_count = detail::require_sm90(kName);
+  std::stable_sort(runnable.begin(), runnable.end(), [&](const auto* a, const auto* b) {
+    return cutlass_dense::modelled_time(*a, checked.m, checked.n, sm_count) <
+           cutlass_dense::modelled_time(*b, checked.m, checked.n, sm_count);
+  });
+  std::vector<std::unique_ptr<GroupedGemm>> gemms;
+  for (const Configuration* config : runnable) {
+    const int swizzle = cutlass_dense::swizzle_for(*config, checked.m, checked.n);
+    gemms.push_back(config->plan(checked, swizzle,
+                                 "CUTLASS sm90 FP8 " + kind + " (" + describe(*config) +
+                                     ", swizzle " + std::to_string(swizzle) + ")",
+                                 stream));
+  }
+  return gemms;
+}
+
+}  // namespace gemmscope

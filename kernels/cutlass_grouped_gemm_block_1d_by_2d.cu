@@ -1,0 +1,13 @@
+// The CUTLASS grouped GEMM configurations of one kind, FP8 E4M3 with 1x128 x 128x128 block scales
+// (the FP8Block Fprop and Dgrad). kernels/detail/cutlass_grouped_gemm_kernel.cuh lists them; one
+// file a kind, so that the kinds compile in parallel.
+
+#include "kernels/detail/cutlass_grouped_gemm_kernel.cuh"
+
+namespace gemmscope::cutlass_grouped {
+
+std::vector<Configuration> block_1d_by_2d_configurations() {
+  return fp8_configurations<Block1dBy2d, 128>();
+}
+
+}  // namespace gemmscope::cutlass_grouped

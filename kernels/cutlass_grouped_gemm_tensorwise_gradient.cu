@@ -1,0 +1,14 @@
+// The CUTLASS grouped GEMM configurations of one kind, FP8 tensorwise E5M2 (gradient) x E4M3 with
+// split accumulation (the FP8Current and FP8Delayed Dgrad and Wgrad).
+// kernels/detail/cutlass_grouped_gemm_kernel.cuh lists them; one file a kind, so that the kinds
+// compile in parallel.
+
+#include "kernels/detail/cutlass_grouped_gemm_kernel.cuh"
+
+namespace gemmscope::cutlass_grouped {
+
+std::vector<Configuration> tensorwise_gradient_configurations() {
+  return fp8_configurations<Tensorwise<cutlass::float_e5m2_t, PlainAccumulation>, 192>();
+}
+
+}  // namespace gemmscope::cutlass_grouped
