@@ -40,6 +40,8 @@
 #            each $MOE_MODELS workload: GB/s, share of copy bandwidth, kernels a quantization
 #   moeauto  the expert GEMM cases of each $MOE_MODELS workload with gemm_bench's defaults
 #            (--grouped=auto), the kernels of each case listed, and the report
+#   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
+#            (default: the default model) with --provider=auto and with --provider=cublaslt
 # Usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -518,6 +520,22 @@ stage_moeauto() {
     "$report" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
     grep -E "Speedup|Implementations" "$out/${name}_report.txt"
   done < <(moe_models)
+}
+
+stage_blockdense() {
+  local model name provider
+  local workloads=${DENSE_MODELS:-"te-tutorial"}
+  IFS=';' read -r -a models <<<"$workloads"
+  for model in "${models[@]}"; do
+    for provider in auto cublaslt; do
+      name="blockdense_$(moe_tag "$model")_$provider"
+      # shellcheck disable=SC2086 # $model is a preset and its flags
+      run "$name" "$bench" --model=$model --provider=$provider \
+        '--benchmark_filter=^FP8(Block|Current)/.*/prequant/' --benchmark_out="$out/$name.json" \
+        --benchmark_out_format=json
+      grep -E "prequant" "$out/$name.log" | awk '{print $1, $2, $4}' | head -40
+    done
+  done
 }
 
 stage_quantncu() {
