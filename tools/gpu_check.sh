@@ -40,6 +40,8 @@
 #            each $MOE_MODELS workload: GB/s, share of copy bandwidth, kernels a quantization
 #   moeauto  the expert GEMM cases of each $MOE_MODELS workload with gemm_bench's defaults
 #            (--grouped=auto), the kernels of each case listed, and the report
+#   holdcheck each grouped implementation alone on one expert case of each grouped precision of
+#            $MOE_MODELS' first workload, briefly: which ones run behind a held stream
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with --provider=auto and with --provider=cublaslt
 # Usage: tools/gpu_check.sh [stage...]
@@ -520,6 +522,21 @@ stage_moeauto() {
     "$report" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
     grep -E "Speedup|Implementations" "$out/${name}_report.txt"
   done < <(moe_models)
+}
+
+stage_holdcheck() {
+  local model precision grouped name
+  model=$(moe_models | head -1)
+  for precision in BF16/Fprop/expert_up/native FP8Block/Fprop/expert_up/prequant \
+    FP8Block/Fprop/expert_down/prequant FP8Current/Fprop/expert_up/prequant; do
+    for grouped in loop cublas cutlass; do
+      name="holdcheck_${precision%%/*}_$(cut -d/ -f3 <<<"$precision")_$grouped"
+      # shellcheck disable=SC2086 # $model is a preset and its flags
+      run "$name" timeout 60 "$bench" --model=$model --grouped=$grouped --gpu_warmup=0 \
+        --max_settle=1 --min_time_capped=1 --max_time=2 --benchmark_filter="^$precision/"
+      echo "$name: $(grep -E "manual_time" "$out/$name.log" | cut -c1-220)"
+    done
+  done
 }
 
 stage_blockdense() {

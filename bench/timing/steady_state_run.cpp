@@ -105,7 +105,11 @@ void GroupTimer::run_round_robin(const std::vector<GroupMember>& members,
           enqueue_member(members[item.member], kernel_id(item.member, item.round), stream,
                          trial == nullptr);
         },
-        batches[b], /*hold_stream=*/launches <= kMaxBatchLaunches);
+        // A trial's batches are not held: an alternative that waits on the GPU from the host
+        // (a library's synchronous copy of its arguments) would wait for a blocker that only
+        // the host can release. Its samples may then include launch gaps, which count against
+        // a many-launch alternative, as they would in a training step.
+        batches[b], /*hold_stream=*/launches <= kMaxBatchLaunches && trial == nullptr);
   };
   int current = 0;
   enqueue(current);
