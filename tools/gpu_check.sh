@@ -42,6 +42,8 @@
 #            (--grouped=auto), the kernels of each case listed, and the report
 #   holdcheck each grouped implementation alone on one expert case of each grouped precision of
 #            $MOE_MODELS' first workload, briefly: which ones run behind a held stream
+#   moemain  gemm_bench --model=$MOE_MAIN (default qwen3-30b-a3b) with its defaults, every case, as
+#            the README's MoE command runs it: its wall time and its report
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with --provider=auto and with --provider=cublaslt
 # Usage: tools/gpu_check.sh [stage...]
@@ -270,7 +272,8 @@ stage_peer_moe() {
   for model in "${models[@]}"; do
     tag=$(sed -e 's/ --expert_parallel=/_ep/' -e 's/[^A-Za-z0-9_.-]/_/g' <<<"$model")
     rows="$out/peer_moe_${tag}_gemmscope_1.json"
-    for name in gemmscope_1 torch_1 torch_2 gemmscope_2; do
+    # PEER_MOE_RUNS: fewer processes (say "gemmscope_1 torch_1") where time is short.
+    for name in ${PEER_MOE_RUNS:-gemmscope_1 torch_1 torch_2 gemmscope_2}; do
       name="peer_moe_${tag}_$name"
       # shellcheck disable=SC2086 # $model is a preset and its flags
       if [[ $name == *_torch_* ]]; then
@@ -285,9 +288,11 @@ stage_peer_moe() {
     {
       echo "=== $model: gemm_bench first, then torch (time: gemm_bench against torch)"
       python3 tools/run_diff.py "$out/peer_moe_${tag}_torch_1.json" "$rows"
-      echo "=== $model: torch first, then gemm_bench (time: gemm_bench against torch)"
-      python3 tools/run_diff.py "$out/peer_moe_${tag}_torch_2.json" \
-        "$out/peer_moe_${tag}_gemmscope_2.json"
+      if [ -f "$out/peer_moe_${tag}_gemmscope_2.json" ]; then
+        echo "=== $model: torch first, then gemm_bench (time: gemm_bench against torch)"
+        python3 tools/run_diff.py "$out/peer_moe_${tag}_torch_2.json" \
+          "$out/peer_moe_${tag}_gemmscope_2.json"
+      fi
       grep -hE "expert_.*(error|refused)" "$out/peer_moe_${tag}_torch_1.log" | head -6
     } 2>&1 | tee -a "$out/peer_moe.txt"
   done
@@ -537,6 +542,15 @@ stage_holdcheck() {
       echo "$name: $(grep -E "manual_time" "$out/$name.log" | cut -c1-220)"
     done
   done
+}
+
+stage_moemain() {
+  local model=${MOE_MAIN:-qwen3-30b-a3b} start=$SECONDS
+  run moemain "$bench" --model="$model" --benchmark_out="$out/moemain.json" \
+    --benchmark_out_format=json
+  echo "moemain ($model): $((SECONDS - start)) s" | tee "$out/moemain.txt"
+  "$report" --svg="$out/moemain.svg" "$out/moemain.json" >"$out/moemain_report.txt" 2>&1
+  grep -E "Speedup|Implementations|layer|Model" "$out/moemain_report.txt" | tee -a "$out/moemain.txt"
 }
 
 stage_blockdense() {
