@@ -45,8 +45,10 @@
 #   moemain  gemm_bench --model=$MOE_MAIN (default qwen3-30b-a3b) with its defaults, every case, as
 #            the README's MoE command runs it: its wall time and its report
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
-#            (default: the default model) with --provider=auto and with --provider=cublaslt
+#            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
 # Usage: tools/gpu_check.sh [stage...]
+# GPU_CHECK_BUDGET=S skips the stages that would start after S seconds; GPU_CHECK_TAR=FILE packs
+# the logs into FILE after every stage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-check}
@@ -565,7 +567,7 @@ stage_blockdense() {
   local workloads=${DENSE_MODELS:-"te-tutorial"}
   IFS=';' read -r -a models <<<"$workloads"
   for model in "${models[@]}"; do
-    for provider in auto cublaslt; do
+    for provider in ${DENSE_PROVIDERS:-auto cublaslt}; do
       name="blockdense_$(moe_tag "$model")_$provider"
       # shellcheck disable=SC2086 # $model is a preset and its flags
       run "$name" "$bench" --model=$model --provider=$provider \
@@ -591,6 +593,14 @@ stage_quantncu() {
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test verify emulated sweep spread ncu probe sanitize quantncu)
 for s in "${stages[@]}"; do
+  # GPU_CHECK_BUDGET (seconds): a stage that would start later than this is skipped, so that a
+  # device call ends inside its time limit with every finished stage's logs.
+  if [ -n "${GPU_CHECK_BUDGET:-}" ] && [ "$SECONDS" -ge "$GPU_CHECK_BUDGET" ]; then
+    echo "=== $s: skipped, $SECONDS s spent of GPU_CHECK_BUDGET=$GPU_CHECK_BUDGET"
+    continue
+  fi
   "stage_$s"
+  # GPU_CHECK_TAR: $out packed after every stage, so a call cut off still brings back the logs.
+  [ -n "${GPU_CHECK_TAR:-}" ] && tar czf "$GPU_CHECK_TAR" -C "$(dirname "$out")" "$(basename "$out")"
 done
 exit $status
