@@ -201,10 +201,11 @@ TEST(Readme, OpensWithTheMainJobAndTheTestCommandThatCiRuns) {
   const std::string ci = last_command(read_text(kSourceDir / ".ci/run"));
   EXPECT_EQ(tests[0], ci) << "README.md's test command differs from .ci/run's last line";
 
-  // The main job builds as the test command does, then runs gemm_bench and reports its file.
-  const size_t last_and = tests[0].rfind("&& ");
+  // The main job configures and builds as the test command does, but only the two programs
+  // it runs (sooner to its first result), then runs gemm_bench and reports its file.
+  const size_t last_and = tests[0].rfind(" && ");
   ASSERT_NE(last_and, std::string::npos) << tests[0];
-  const std::string build = tests[0].substr(0, last_and + 3);
+  const std::string build = tests[0].substr(0, last_and) + " --target gemm_bench gemm_report && ";
   EXPECT_EQ(main_job[0].rfind(build, 0), 0u)
       << "the main job does not build as the tests do:\n  " << main_job[0] << "\n  " << build;
   std::string written;
@@ -219,6 +220,46 @@ TEST(Readme, OpensWithTheMainJobAndTheTestCommandThatCiRuns) {
   reported = words.back();
   EXPECT_FALSE(written.empty()) << main_job[0];
   EXPECT_EQ(written, reported) << "gemm_report does not read what gemm_bench wrote";
+}
+
+// The README's report excerpt is gemm_report's output for the run whose JSON it names (a
+// fixture under tests/tools/fixtures/): every line of it but the "..." elisions, in order.
+TEST(Readme, ExcerptIsTheReportOfTheRunItNames) {
+  const std::vector<CodeBlock> blocks = code_blocks(readme().text);
+  const auto excerpt = std::find_if(blocks.begin(), blocks.end(),
+                                    [](const CodeBlock& block) { return block.info == "text"; });
+  ASSERT_NE(excerpt, blocks.end()) << "README.md shows no report excerpt (a ```text block)";
+
+  // The run: the fixture that the prose before the excerpt names.
+  std::string before;
+  std::istringstream lines(readme().text);
+  std::string line;
+  for (int number = 1; number < excerpt->line && std::getline(lines, line); ++number)
+    before += line + "\n";
+  std::string run_file;
+  for (const std::string& span : inline_code(prose(before))) {
+    if (span.rfind("tests/tools/fixtures/", 0) == 0 && span.size() > 5 &&
+        span.compare(span.size() - 5, 5, ".json") == 0)
+      run_file = span;
+  }
+  ASSERT_FALSE(run_file.empty()) << "the prose before the excerpt names no run "
+                                    "(`tests/tools/fixtures/....json`)";
+
+  const Output report = run(GEMM_REPORT_PATH, {(kSourceDir / run_file).string()});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  size_t position = 0;
+  size_t compared = 0;
+  std::istringstream excerpt_lines(excerpt->text);
+  while (std::getline(excerpt_lines, line)) {
+    if (line == "...")
+      continue;
+    const size_t found = report.output.find(line + "\n", position);
+    ASSERT_NE(found, std::string::npos) << "README.md's excerpt line is not in gemm_report "
+                                        << run_file << " (or not in this order):\n  " << line;
+    position = found + line.size() + 1;
+    ++compared;
+  }
+  EXPECT_GT(compared, 20u);
 }
 
 TEST(Docs, EveryFlagIsInTheHelpOfItsProgram) {
