@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds, tests and times gemmscope on a GPU machine in one go, keeping every log under
-# $OUT (default ./gpu-check). Stages run in the order given (default: all of them):
+# $OUT (default ./gpu-check). Stages run in the order given (default: build test verify emulated
+# sweep spread ncu probe sanitize quantncu):
 #   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90; CUTLASS from
 #            $CUTLASS_DIR, default .carry/cutlass; more configure flags in $CMAKE_FLAGS)
 #   test     ctest: host tests and the GPU tests
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
 #   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
-#   sweep    the README's main job (the main command): the default sweep and its report (sweep.json)
+#   sweep    the default sweep and its report (sweep.json), from the build of stage build
+#   readme   the README's main job as written, in a build of its own (build-readme): its build
+#            and its sweep and report timed apart
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
 #   quant    every quantization case alone (GB/s, share of copy bandwidth)
@@ -265,8 +268,8 @@ stage_peer() {
 }
 
 # The peer on the BF16 expert cases: torch._grouped_mm (one CUTLASS kernel for all of a rank's
-# experts) beside gemm_bench's --grouped=$PEER_MOE_GROUPED (default loop: one cuBLASLt GEMM per
-# expert, BF16's fastest way in gemm_bench) on the same names, for each workload of
+# experts) beside gemm_bench's --grouped=$PEER_MOE_GROUPED (default auto, gemm_bench's own
+# default) on the same names, for each workload of
 # $PEER_MOE_MODELS (';'-separated gemm_bench flags). Per workload: gemm_bench, torch, torch,
 # gemm_bench; the first gemm_bench JSON gives the peer gemm_bench's rows per expert
 # (--context_from), and each pair is compared, one with gemm_bench first and one with torch first.
@@ -290,7 +293,7 @@ stage_peer_moe() {
         run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --context_from="$rows" \
           --filter="$filter" --list_kernels --out="$out/$name.json" -- --model=$model
       else
-        run "$name" "$bench" --model=$model --grouped="${PEER_MOE_GROUPED:-loop}" \
+        run "$name" "$bench" --model=$model --grouped="${PEER_MOE_GROUPED:-auto}" \
           --benchmark_filter="$filter" --list_kernels --benchmark_out="$out/$name.json" \
           --benchmark_out_format=json
       fi

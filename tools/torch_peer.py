@@ -41,9 +41,10 @@ case's operands (and a grouped case's rows per expert) and its call, without imp
   grouped GEMM (aten/src/ATen/native/cuda/GroupMM.cu), all experts in one launch, over the routed
   rows sorted by expert, offs = the running sums of the rows per expert (int32): Fprop
   x [R, in] by w [G, out, in].transpose(-2, -1); Dgrad dy [R, out] by w [G, out, in]; Wgrad
-  dy.t() [out, R] by x [R, in] -> dW [G, out, in], K-grouped (2D by 2D). gemm_bench's default
-  `--grouped=loop` runs one cuBLASLt GEMM per expert instead, so this pair says how far a
-  grouped BF16 kernel is from gemm_bench's BF16 baseline. torch takes at most 1023 groups and
+  dy.t() [out, R] by x [R, in] -> dW [G, out, in], K-grouped (2D by 2D). gemm_bench's
+  `--grouped` (default `auto`: the fastest of its loop of cuBLASLt GEMMs, cuBLAS's grouped GEMM
+  and its CUTLASS configurations) runs them its own way, so this pair says how far gemm_bench's
+  BF16 baseline is from torch's. torch takes at most 1023 groups and
   16-byte aligned rows (in and out multiples of 8); other cases are refused with that reason.
   The rows per expert are gemm_bench's: it routes the tokens itself (shapes/routing.h) and
   records the timed rank's rows per expert in its JSON context (`expert_rows`), which
