@@ -1,6 +1,7 @@
 #include "bench/timing/alternative_trial.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace gemmscope {
@@ -18,6 +19,11 @@ double median(std::vector<double> values) {
   return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle)) +
           upper) /
          2;
+}
+
+// A time a sample can have: finite and positive.
+bool is_time(double seconds) {
+  return std::isfinite(seconds) && seconds > 0;
 }
 
 }  // namespace
@@ -43,7 +49,10 @@ size_t AlternativeTrial::next(size_t member) {
 }
 
 void AlternativeTrial::record(size_t member, size_t alternative, double seconds) {
-  samples_.at(member).at(alternative).push_back(seconds);
+  std::vector<double>& samples = samples_.at(member).at(alternative);
+  // A reading that is no time (a failed timer's NaN, zero) would order nothing in a median.
+  if (is_time(seconds))
+    samples.push_back(seconds);
 }
 
 bool AlternativeTrial::complete() const {
@@ -72,7 +81,7 @@ size_t AlternativeTrial::fastest(size_t member) const {
   const std::vector<double> typical = typical_seconds(member);
   size_t best = 0;
   for (size_t a = 1; a < typical.size(); ++a) {
-    if (typical[a] > 0 && (typical[best] <= 0 || typical[a] < typical[best]))
+    if (is_time(typical[a]) && (!is_time(typical[best]) || typical[a] < typical[best]))
       best = a;
   }
   return best;

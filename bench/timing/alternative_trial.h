@@ -28,6 +28,7 @@ class AlternativeTrial {
   bool needed() const;
   // The alternative `member`'s next sample runs: each in turn.
   size_t next(size_t member);
+  // A reading that is not a finite, positive time is not a sample.
   void record(size_t member, size_t alternative, double seconds);
   // Whether every alternative of every member has kMinSamples samples.
   bool complete() const;

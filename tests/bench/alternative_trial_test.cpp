@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -72,6 +74,21 @@ TEST(AlternativeTrial, MedianOfAnEvenCountAndUnsampledAlternatives) {
   EXPECT_DOUBLE_EQ(typical[0], 0.0);  // never sampled: never chosen
   EXPECT_DOUBLE_EQ(typical[1], 2.5);
   EXPECT_EQ(trial.fastest(0), 1u);
+}
+
+TEST(AlternativeTrial, ReadingsThatAreNoTimeAreNotSamples) {
+  AlternativeTrial trial({2});
+  for (const double s : {std::nan(""), 0.0, -1.0, std::numeric_limits<double>::infinity()})
+    trial.record(0, 0, s);
+  for (int i = 0; i < 5; ++i)
+    trial.record(0, 1, 2e-3);
+  EXPECT_FALSE(trial.complete()) << "alternative 0 has no sample yet";
+  EXPECT_DOUBLE_EQ(trial.typical_seconds(0)[0], 0.0);
+  EXPECT_EQ(trial.fastest(0), 1u);
+  for (int i = 0; i < 5; ++i)
+    trial.record(0, 0, 1e-3);
+  EXPECT_TRUE(trial.complete());
+  EXPECT_EQ(trial.fastest(0), 0u);
 }
 
 }  // namespace
