@@ -88,6 +88,14 @@ ImplementationList<Implementation> parse_implementations(const FlagArgument& fla
                                                          const char* example) {
   if (flag.has_value && flag.value == "auto")
     return {};
+  std::string names;
+  for (const Implementation i : every)
+    names += std::string(", ") + name(i);
+  if (!flag.has_value) {
+    throw std::invalid_argument("--" + flag.name +
+                                " needs a value: auto or a comma-separated list of " +
+                                names.substr(2) + " (e.g. " + example + ")");
+  }
   std::vector<Implementation> list;
   size_t start = 0;
   while (true) {
@@ -95,9 +103,6 @@ ImplementationList<Implementation> parse_implementations(const FlagArgument& fla
     const std::string token = flag.value.substr(start, comma - start);
     const std::optional<Implementation> implementation = parse(token);
     if (!implementation || std::find(list.begin(), list.end(), *implementation) != list.end()) {
-      std::string names;
-      for (const Implementation i : every)
-        names += std::string(", ") + name(i);
       throw std::invalid_argument("--" + flag.name + "=" + flag.value + ": " +
                                   (implementation    ? "'" + token + "' is listed twice"
                                    : token == "auto" ? std::string("auto stands alone")

@@ -10,6 +10,7 @@ namespace gemmscope {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // argv as main() receives it, with storage that outlives the parse.
 struct Args {
@@ -291,10 +292,10 @@ TEST(Options, GroupedRefusesUnknownRepeatedAndEmptyImplementations) {
       parse_options(&args.argc, args.pointers.data());
       ADD_FAILURE() << value << " was accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_THAT(e.what(), HasSubstr("--grouped=")) << value;
-      EXPECT_THAT(e.what(), HasSubstr("expected auto or a comma-separated list of loop, cublas, "
-                                      "cutlass"))
+      EXPECT_THAT(e.what(), HasSubstr("--grouped")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("auto or a comma-separated list of loop, cublas, cutlass"))
           << value;
+      EXPECT_THAT(e.what(), Not(HasSubstr("true"))) << value << ": a value never typed";
     }
   }
 }
@@ -322,10 +323,10 @@ TEST(Options, ProviderRefusesUnknownRepeatedAndEmptyProviders) {
       parse_options(&args.argc, args.pointers.data());
       ADD_FAILURE() << value << " was accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_THAT(e.what(), HasSubstr("--provider=")) << value;
-      EXPECT_THAT(e.what(), HasSubstr("expected auto or a comma-separated list of cublaslt, "
-                                      "cutlass"))
+      EXPECT_THAT(e.what(), HasSubstr("--provider")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("auto or a comma-separated list of cublaslt, cutlass"))
           << value;
+      EXPECT_THAT(e.what(), Not(HasSubstr("true"))) << value << ": a value never typed";
     }
   }
 }
