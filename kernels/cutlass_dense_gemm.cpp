@@ -216,7 +216,6 @@ Problem check(const GemmProblem& problem) {
   return checked;
 }
 
-// The SM count for the ranking; Unsupported unless the GPU is compute capability 9.0.
 }  // namespace
 
 std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_dense_gemms(const GemmProblem& problem,

@@ -11,7 +11,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(
   throw Unsupported(
       "built without CUTLASS: pip install nvidia-cutlass (or clone NVIDIA/cutlass), then "
       "reconfigure, with -DGEMMSCOPE_CUTLASS_DIR=<dir with include/cutlass> unless python3 finds "
-      "the wheel; the grouped FP8 cases of --grouped=cutlass need it");
+      "the wheel; the grouped BF16 and FP8 cases of --grouped=cutlass need it");
 }
 
 }  // namespace gemmscope

@@ -29,7 +29,8 @@ void compute_nvfp4_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
 // compute_nvfp4_amax for every group of a grouped input (G groups of rows, group after group) at
 // once: group g's amaxes go to scalars[g], exactly what compute_nvfp4_amax gives for its rows
 // alone. A memset (every group's scalars, whole: the quantize kernel rewrites the tensor scales)
-// and one kernel, whatever G; a group without rows keeps zeros.
+// and one kernel, whatever G; a group without rows gets zeros. Where no group has rows nothing
+// runs, and the scalars are left as they were.
 class Nvfp4GroupedAmax {
  public:
   // `input`: BF16 row-major [sum of group_rows, cols], 16-byte aligned; `scalars`: G in device

@@ -10,9 +10,17 @@ import sys
 
 
 def help_text(program, cut_at=None):
-    text = subprocess.run([program, "--help"], capture_output=True, text=True, check=False).stdout
+    """The program's --help up to `cut_at`; exits with a message rather than write a bad page."""
+    try:
+        result = subprocess.run([program, "--help"], capture_output=True, text=True, check=False)
+    except OSError as error:
+        sys.exit(f"update_flags_doc: cannot run {program}: {error} (build it first)")
+    text = result.stdout
     if cut_at and cut_at in text:
         text = text[:text.index(cut_at)]
+    if result.returncode != 0 or not text.strip():
+        sys.exit(f"update_flags_doc: {program} --help exited {result.returncode} with "
+                 f"{len(text)} characters of help; docs/flags.md left as it was")
     return text.rstrip("\n") + "\n"
 
 
