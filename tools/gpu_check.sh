@@ -36,6 +36,8 @@
 #   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
 #            with --verify --emulate, balanced and skewed routing, through the loop and through
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
+#   moeverify every expert case of each $MOE_MODELS workload with --verify --emulate and the
+#            default --grouped, balanced and skewed routing
 #   moetime  the expert cases through the loop and through the grouped kernels, alternately,
 #            twice each: per-run reports, run-to-run spreads and the differences
 #   grouped  the GPU tests of grouped quantization, the CUTLASS GEMMs and the grouped passes
@@ -469,6 +471,24 @@ stage_moe() {
     --steady_state=off --benchmark_min_time=0.05s --benchmark_filter='-/Quantize/|/expert_' \
     --benchmark_out="$out/moe_verify_deepseek_dense.json" --benchmark_out_format=json
   grep -hE "ERROR|error|refused|skipped" "$out"/moe_verify_*.log | sort | uniq -c | head -40
+}
+
+# Every expert case of each $MOE_MODELS workload with --verify --emulate and gemm_bench's default
+# --grouped (auto: every implementation that can run a case is verified), balanced and skewed.
+stage_moeverify() {
+  local model routing name
+  while read -r model; do
+    for routing in balanced skewed; do
+      name="moeverify_$(moe_tag "$model")_$routing"
+      # shellcheck disable=SC2086 # $model is a preset and its flags
+      run "$name" "$bench" --model=$model --routing=$routing --verify --emulate --gpu_warmup=0 \
+        --steady_state=off --benchmark_min_time=0.05s --benchmark_filter=/expert_ \
+        --benchmark_out="$out/$name.json" --benchmark_out_format=json
+      grep -cE "rel_err" "$out/$name.log"
+    done
+  done < <(moe_models)
+  grep -hE "ERROR|error|refused|skipped" "$out"/moeverify_*.log | sed -E 's/[0-9.]+ (ms|us)//g' |
+    sort | uniq -c | head -40
 }
 
 # Expert GEMMs timed through the loop and through the grouped kernels, alternately, twice each:
