@@ -47,8 +47,9 @@
 #            (--grouped=auto), the kernels of each case listed, and the report
 #   holdcheck each grouped implementation alone on one expert case of each grouped precision of
 #            $MOE_MODELS' first workload, briefly: which ones run behind a held stream
-#   moemain  gemm_bench --model=$MOE_MAIN (default qwen3-30b-a3b) with its defaults, every case, as
-#            the README's MoE command runs it: its wall time and its report
+#   moemain  gemm_bench --model=M with its defaults, every case, as the README's MoE command runs
+#            it, for each M of $MOE_MAIN (';'-separated presets and flags, default
+#            qwen3-30b-a3b): its wall time and its report
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
 # Usage: tools/gpu_check.sh [stage...]
@@ -119,7 +120,7 @@ stage_readme() {
   rm -rf build-readme
   local start=$SECONDS
   run readme_build bash -c 'cmake -S . -B build-readme &&
-    cmake --build build-readme -j $(nproc) --target gemm_bench gemm_report'
+    cmake --build build-readme -j $(nproc) --target programs'
   echo "readme build: $((SECONDS - start)) s" | tee "$out/readme.txt"
   grep -E "gemmscope:" "$out/readme_build.log" | tee -a "$out/readme.txt"
   start=$SECONDS
@@ -578,12 +579,18 @@ stage_holdcheck() {
 }
 
 stage_moemain() {
-  local model=${MOE_MAIN:-qwen3-30b-a3b} start=$SECONDS
-  run moemain "$bench" --model="$model" --benchmark_out="$out/moemain.json" \
-    --benchmark_out_format=json
-  echo "moemain ($model): $((SECONDS - start)) s" | tee "$out/moemain.txt"
-  "$report" --svg="$out/moemain.svg" "$out/moemain.json" >"$out/moemain_report.txt" 2>&1
-  grep -E "Speedup|Implementations|layer|Model" "$out/moemain_report.txt" | tee -a "$out/moemain.txt"
+  local models model name start
+  IFS=';' read -r -a models <<<"${MOE_MAIN:-qwen3-30b-a3b}"
+  for model in "${models[@]}"; do
+    name="moemain_$(moe_tag "$model")"
+    start=$SECONDS
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model --benchmark_out="$out/$name.json" \
+      --benchmark_out_format=json
+    echo "$name: $((SECONDS - start)) s" | tee "$out/$name.txt"
+    "$report" --svg="$out/$name.svg" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
+    grep -E "Speedup|Implementations|layer|Model" "$out/${name}_report.txt" | tee -a "$out/$name.txt"
+  done
 }
 
 stage_blockdense() {
@@ -604,11 +611,13 @@ stage_blockdense() {
 
 stage_quantncu() {
   local case
-  # QUANT_CASES: space-separated quantization case names (default: two FP8 ones).
+  # QUANT_CASES: space-separated quantization case names (default: two FP8 ones) of the
+  # workload gemm_bench's flags $QUANT_FLAGS describe (default: the default model).
+  # shellcheck disable=SC2086 # QUANT_FLAGS: gemm_bench flags, split on spaces
   for case in ${QUANT_CASES:-FP8Block/Quantize/x/both/R:15872/C:4096 FP8Delayed/Quantize/w/rowwise/R:12288/C:4096}; do
     "$(ncu_path)" --nvtx --nvtx-include "$case/" --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
-      --benchmark_filter="^$case" --benchmark_min_time=1x
+      --benchmark_filter="^$case" --benchmark_min_time=1x ${QUANT_FLAGS:-}
   done >"$out/quantncu.log" 2>&1
   grep -E "^  [A-Za-z_].*\(|Throughput|Duration|Achieved Occupancy|Registers|Block Size|Grid Size|Waves" \
     "$out/quantncu.log" | head -120
