@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
+#include "kernels/graph_replay.h"
 #include "kernels/grouped_gemm.h"
 #include "kernels/grouped_problems.h"
 #include "quant/unsupported.h"
@@ -69,22 +70,29 @@ class LoopGroupedGemm : public GroupedGemm {
     }
   }
 
+  // A native loop launches each expert's GEMM from the host, as a framework does. An emulation
+  // (five kernels an expert) replays them as one CUDA graph (kernels/graph_replay.h): its time
+  // is then the GPU's work, not the host's enqueueing.
   void run(cudaStream_t stream) const override {
-    for (const auto& gemm : gemms_)
-      gemm->run(stream);
+    if (emulated()) {
+      graph_.launch(stream, [this](cudaStream_t capture) { enqueue(capture); });
+    } else {
+      enqueue(stream);
+    }
   }
 
   std::string algorithm() const override {
     // One group is a dense GEMM: the provider's name, then the plan's algorithm (an emulated
     // GEMM's algorithm names the emulation).
+    const std::string replay = emulated() ? ", one CUDA graph" : "";
     if (gemms_.size() == 1)
-      return (emulated() ? "" : "cuBLASLt ") + gemms_.front()->algorithm();
+      return (emulated() ? "" : "cuBLASLt ") + gemms_.front()->algorithm() + replay;
     std::vector<std::string> algorithms;
     algorithms.reserve(gemms_.size());
     for (const auto& gemm : gemms_)
       algorithms.push_back(gemm->algorithm());
     return "loop of " + std::to_string(gemms_.size()) + " cuBLASLt GEMMs (" +
-           count_algorithms(algorithms) + ")";
+           count_algorithms(algorithms) + ")" + replay;
   }
 
   bool emulated() const override { return std::is_same_v<Gemm, EmulatedGemm>; }
@@ -93,7 +101,13 @@ class LoopGroupedGemm : public GroupedGemm {
   size_t launches() const override { return gemms_.size() * (emulated() ? 5 : 2); }
 
  private:
+  void enqueue(cudaStream_t stream) const {
+    for (const auto& gemm : gemms_)
+      gemm->run(stream);
+  }
+
   std::vector<std::unique_ptr<Gemm>> gemms_;
+  mutable GraphReplay graph_;  // emulated loops only: captured at the first run
 };
 
 }  // namespace

@@ -36,8 +36,8 @@
 #   moe      expert (grouped) GEMMs: the grouped GPU tests; every expert case of two MoE presets
 #            with --verify --emulate, balanced and skewed routing, through the loop and through
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
-#   moeverify every expert case of each $MOE_MODELS workload with --verify --emulate and the
-#            default --grouped, balanced and skewed routing
+#   moeverify every expert case (or those of $VERIFY_FILTER) of each $MOE_MODELS workload with
+#            --verify --emulate and the default --grouped, balanced and skewed routing
 #   moetime  the expert cases through the loop and through the grouped kernels, alternately,
 #            twice each: per-run reports, run-to-run spreads and the differences
 #   grouped  the GPU tests of grouped quantization, the CUTLASS GEMMs and the grouped passes
@@ -483,7 +483,7 @@ stage_moeverify() {
       name="moeverify_$(moe_tag "$model")_$routing"
       # shellcheck disable=SC2086 # $model is a preset and its flags
       run "$name" "$bench" --model=$model --routing=$routing --verify --emulate --gpu_warmup=0 \
-        --steady_state=off --benchmark_min_time=0.05s --benchmark_filter=/expert_ \
+        --steady_state=off --benchmark_min_time=0.05s --benchmark_filter="${VERIFY_FILTER:-/expert_}" \
         --benchmark_out="$out/$name.json" --benchmark_out_format=json
       grep -cE "rel_err" "$out/$name.log"
     done
