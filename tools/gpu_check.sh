@@ -50,6 +50,7 @@
 #   moemain  gemm_bench --model=M with its defaults, every case, as the README's MoE command runs
 #            it, for each M of $MOE_MAIN (';'-separated presets and flags, default
 #            qwen3-30b-a3b): its wall time and its report
+#   blockverify the FP8Block cases of the default model and of odd shapes with --verify
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
 # Usage: tools/gpu_check.sh [stage...]
@@ -523,7 +524,7 @@ stage_moetime() {
 # and dense passes of every recipe, with the reference.
 stage_grouped() {
   run grouped_tests ctest --test-dir build --output-on-failure \
-    -R "Grouped|Cutlass|Fp8|Mx|Nvfp4|QuantizedPass|Bf16Pass|Leak"
+    -R "Grouped|GraphReplay|Cutlass|Fp8|Mx|Nvfp4|QuantizedPass|Bf16Pass|Leak"
   grep -E "tests passed|tests failed|Failed|FAILED|Skipped" "$out/grouped_tests.log" | head -60
 }
 
@@ -591,6 +592,22 @@ stage_moemain() {
     "$report" --svg="$out/$name.svg" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
     grep -E "Speedup|Implementations|layer|Model" "$out/${name}_report.txt" | tee -a "$out/$name.txt"
   done
+}
+
+# The FP8Block cases with --verify under the default --provider (auto: every provider and
+# configuration that can run a case is verified), on the default model and on odd-but-legal
+# shapes: fresh random data, poisoned outputs.
+stage_blockverify() {
+  local name workload
+  for workload in "--model=te-tutorial" "--shapes=4096x4096x4096,1000x2048x3000,128x7168x2048"; do
+    name="blockverify_${workload%%=*}"
+    name=${name//-/}
+    run "$name" "$bench" "$workload" --verify --gpu_warmup=0 --steady_state=off \
+      --benchmark_min_time=0.05s '--benchmark_filter=^FP8Block/' \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    grep -cE "rel_err" "$out/$name.log"
+  done
+  grep -hE "ERROR|error" "$out"/blockverify_*.log | head -20
 }
 
 stage_blockdense() {
