@@ -10,6 +10,7 @@
 #   sweep    the default sweep and its report (sweep.json), from the build of stage build
 #   readme   the README's main job as written, in a build of its own (build-readme): its build
 #            and its sweep and report timed apart
+#   readmebuild the README's build alone (with $README_CMAKE_FLAGS, if any, e.g. CUTLASS's dir)
 #   spread   BF16 cases with --benchmark_repetitions=5 (cv = spread between repetitions)
 #   ncu      Nsight Compute on one case's NVTX range: which kernels the range holds
 #   quant    every quantization case alone (GB/s, share of copy bandwidth)
@@ -21,6 +22,7 @@
 #            of every precision, pass and mode, every quantization kernel, --emulate --verify
 #   cutlass68 CUTLASS's own blockwise grouped GEMM example under racecheck (needs its source tree)
 #   quantncu Nsight Compute's speed-of-light view of the slowest quantization kernels
+#   gemmncu  the same for the GEMM cases $GEMM_CASES of the workload $GEMM_FLAGS
 #   quantab  the quantization cases of the source tree at $BASELINE against this build's
 #   repro    two whole default sweeps back to back, then a --verify sweep: per-case differences
 #            (GEMM and quantization cases apart) and the per-layer speedups side by side
@@ -117,14 +119,24 @@ stage_sweep() {
 
 # The README's main job as written (its configure picks the architecture), in its own build
 # dir: the configure and build timed apart from the sweep.
-stage_readme() {
+# $README_CMAKE_FLAGS go to its configure (e.g. -DGEMMSCOPE_CUTLASS_DIR=DIR: the build with CUTLASS).
+readme_build() {
   rm -rf build-readme
   local start=$SECONDS
-  run readme_build bash -c 'cmake -S . -B build-readme &&
+  # shellcheck disable=SC2016 # $(nproc) is the README's, expanded by the inner shell
+  run readme_build bash -c 'cmake -S . -B build-readme '"${README_CMAKE_FLAGS:-}"' &&
     cmake --build build-readme -j $(nproc) --target programs'
   echo "readme build: $((SECONDS - start)) s" | tee "$out/readme.txt"
   grep -E "gemmscope:" "$out/readme_build.log" | tee -a "$out/readme.txt"
-  start=$SECONDS
+}
+
+stage_readmebuild() {
+  readme_build
+}
+
+stage_readme() {
+  readme_build
+  local start=$SECONDS
   run readme build-readme/bench/gemm_bench --benchmark_out="$out/readme.json" \
     --benchmark_out_format=json &&
     build-readme/tools/gemm_report --svg="$out/readme.svg" "$out/readme.json" >"$out/readme_report.txt"
@@ -626,18 +638,35 @@ stage_blockdense() {
   done
 }
 
+# Nsight Compute's speed-of-light, occupancy, launch and warp-state sections over the NVTX ranges
+# of cases given by name (without /manual_time), into $out/LOG, of the workload FLAGS describes.
+ncu_sections() {  # ncu_sections LOG "FLAGS" CASE...
+  local log=$1 flags=$2 case
+  shift 2
+  # shellcheck disable=SC2086 # $flags: gemm_bench flags, split on spaces
+  for case in "$@"; do
+    "$(ncu_path)" --nvtx --nvtx-include "$case/" --section SpeedOfLight --section Occupancy \
+      --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats \
+      --section ComputeWorkloadAnalysis "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
+      --benchmark_filter="^$case" --benchmark_min_time=1x $flags
+  done >"$out/$log" 2>&1
+  grep -E "^  [A-Za-z_].*\(|Throughput|Duration|Achieved Occupancy|Registers|Block Size|Grid Size|Waves|Cluster Size|Spilling|Issue Slots Busy|Executed Ipc" \
+    "$out/$log" | head -160
+}
+
 stage_quantncu() {
-  local case
   # QUANT_CASES: space-separated quantization case names (default: two FP8 ones) of the
   # workload gemm_bench's flags $QUANT_FLAGS describe (default: the default model).
-  # shellcheck disable=SC2086 # QUANT_FLAGS: gemm_bench flags, split on spaces
-  for case in ${QUANT_CASES:-FP8Block/Quantize/x/both/R:15872/C:4096 FP8Delayed/Quantize/w/rowwise/R:12288/C:4096}; do
-    "$(ncu_path)" --nvtx --nvtx-include "$case/" --section SpeedOfLight --section Occupancy \
-      --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats "$bench" --profile --gpu_warmup=0 --warmup_runs=0 \
-      --benchmark_filter="^$case" --benchmark_min_time=1x ${QUANT_FLAGS:-}
-  done >"$out/quantncu.log" 2>&1
-  grep -E "^  [A-Za-z_].*\(|Throughput|Duration|Achieved Occupancy|Registers|Block Size|Grid Size|Waves" \
-    "$out/quantncu.log" | head -120
+  # shellcheck disable=SC2086 # the case names, split on spaces
+  ncu_sections quantncu.log "${QUANT_FLAGS:-}" \
+    ${QUANT_CASES:-FP8Block/Quantize/x/both/R:15872/C:4096 FP8Delayed/Quantize/w/rowwise/R:12288/C:4096}
+}
+
+# The same for GEMM cases: $GEMM_CASES (names without /manual_time) of the workload $GEMM_FLAGS
+# describes, each with the implementation its flags choose, into gemmncu$GEMM_TAG.log.
+stage_gemmncu() {
+  # shellcheck disable=SC2086 # the case names, split on spaces
+  ncu_sections "gemmncu${GEMM_TAG:-}.log" "${GEMM_FLAGS:-}" ${GEMM_CASES:?gemmncu: set GEMM_CASES}
 }
 
 stages=("$@")
