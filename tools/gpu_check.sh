@@ -59,7 +59,7 @@
 # GPU_CHECK_BUDGET=S skips the stages that would start after S seconds; GPU_CHECK_TAR=FILE packs
 # the logs into FILE after every stage.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-gpu-check}
 mkdir -p "$out"
 # The GPU machine keeps cmake and ninja in its Python environment.
@@ -119,7 +119,8 @@ stage_sweep() {
 
 # The README's main job as written (its configure picks the architecture), in its own build
 # dir: the configure and build timed apart from the sweep.
-# $README_CMAKE_FLAGS go to its configure (e.g. -DGEMMSCOPE_CUTLASS_DIR=DIR: the build with CUTLASS).
+# $README_CMAKE_FLAGS go to its configure (e.g. -DGEMMSCOPE_CUTLASS_DIR=DIR: the build with
+# CUTLASS).
 readme_build() {
   rm -rf build-readme
   local start=$SECONDS
@@ -183,7 +184,8 @@ stage_quant() {
 stage_quantab() {
   local baseline=${BASELINE:?quantab: set BASELINE to the source tree to compare against}
   local filter=${QUANT_FILTER:-/Quantize/}
-  local build_dir="build-$(basename "$baseline")"
+  local build_dir
+  build_dir="build-$(basename "$baseline")"
   run baseline_configure cmake -S "$baseline" -B "$build_dir" -G Ninja \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
     run baseline_build cmake --build "$build_dir" --target gemm_bench || return
