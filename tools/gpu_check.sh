@@ -297,11 +297,11 @@ stage_peer_moe() {
   [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
   local filter='^BF16/(Fprop|Dgrad|Wgrad)/expert_[a-z]+/native/G:'
   local models model tag name rows
-  local workloads=${PEER_MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}
-  IFS=';' read -r -a models <<<"$workloads"
+  mapfile -t models < <(workloads \
+    "${PEER_MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}")
   : >"$out/peer_moe.txt"
   for model in "${models[@]}"; do
-    tag=$(sed -e 's/ --expert_parallel=/_ep/' -e 's/[^A-Za-z0-9_.-]/_/g' <<<"$model")
+    tag=$(moe_tag "$model")
     rows="$out/peer_moe_${tag}_gemmscope_1.json"
     # PEER_MOE_RUNS: fewer processes (say "gemmscope_1 torch_1") where time is short.
     for name in ${PEER_MOE_RUNS:-gemmscope_1 torch_1 torch_2 gemmscope_2}; do
@@ -469,42 +469,42 @@ stage_cutlass68() {
 stage_moe() {
   run moe_tests ctest --test-dir build --output-on-failure -R "Grouped|Cutlass|Routing|Moe|Leak"
   grep -E "tests passed|tests failed|not run|rel_err|Failed" "$out/moe_tests.log" | head -80
-  local model routing grouped name
-  for model in "qwen3-30b-a3b --expert_parallel=8" deepseek-v3; do
-    for routing in balanced skewed; do
-      for grouped in loop cublas,cutlass,loop; do
-        name="moe_verify_${model%% *}_${routing}_${grouped%%,*}"
-        # shellcheck disable=SC2086 # $model is a preset and its flags
-        run "$name" "$bench" --model=$model --routing=$routing --grouped=$grouped --verify \
-          --emulate --gpu_warmup=0 --steady_state=off --benchmark_min_time=0.05s \
-          --benchmark_filter=/expert_ --benchmark_out="$out/$name.json" \
-          --benchmark_out_format=json --benchmark_counters_tabular=true
-      done
-    done
-  done
+  verify_experts "loop cublas,cutlass,loop" \
+    < <(workloads "qwen3-30b-a3b --expert_parallel=8;deepseek-v3")
   # The MLA projections, the shared experts and the dense layers' MLP of DeepSeek-V3, once.
   run moe_verify_deepseek_dense "$bench" --model=deepseek-v3 --verify --emulate --gpu_warmup=0 \
     --steady_state=off --benchmark_min_time=0.05s --benchmark_filter='-/Quantize/|/expert_' \
     --benchmark_out="$out/moe_verify_deepseek_dense.json" --benchmark_out_format=json
-  grep -hE "ERROR|error|refused|skipped" "$out"/moe_verify_*.log | sort | uniq -c | head -40
+  grep -hE "ERROR|error|refused|skipped" "$out"/moe_verify_deepseek_dense.log | sort | uniq -c |
+    head -20
 }
 
-# Every expert case of each $MOE_MODELS workload with --verify --emulate and gemm_bench's default
-# --grouped (auto: every implementation that can run a case is verified), balanced and skewed.
-stage_moeverify() {
-  local model routing name
-  while read -r model; do
+# --verify --emulate over the expert cases (those of $VERIFY_FILTER, if set) of each workload
+# read from stdin, one a line, balanced and skewed, once for each --grouped value of $1
+# (space-separated; auto verifies every implementation and configuration that can run a case).
+verify_experts() {
+  local models model routing grouped name
+  mapfile -t models
+  for model in "${models[@]}"; do
     for routing in balanced skewed; do
-      name="moeverify_$(moe_tag "$model")_$routing"
-      # shellcheck disable=SC2086 # $model is a preset and its flags
-      run "$name" "$bench" --model=$model --routing=$routing --verify --emulate --gpu_warmup=0 \
-        --steady_state=off --benchmark_min_time=0.05s --benchmark_filter="${VERIFY_FILTER:-/expert_}" \
-        --benchmark_out="$out/$name.json" --benchmark_out_format=json
-      grep -cE "rel_err" "$out/$name.log"
+      for grouped in $1; do
+        name="moeverify_$(moe_tag "$model")_${routing}_${grouped%%,*}"
+        # shellcheck disable=SC2086 # $model is a preset and its flags
+        run "$name" "$bench" --model=$model --routing=$routing --grouped="$grouped" --verify \
+          --emulate --gpu_warmup=0 --steady_state=off --benchmark_min_time=0.05s \
+          --benchmark_filter="${VERIFY_FILTER:-/expert_}" --benchmark_out="$out/$name.json" \
+          --benchmark_out_format=json
+        grep -cE "rel_err" "$out/$name.log"
+      done
     done
-  done < <(moe_models)
+  done
   grep -hE "ERROR|error|refused|skipped" "$out"/moeverify_*.log | sed -E 's/[0-9.]+ (ms|us)//g' |
     sort | uniq -c | head -40
+}
+
+# Every expert case of each $MOE_MODELS workload under gemm_bench's default --grouped.
+stage_moeverify() {
+  verify_experts auto < <(moe_models)
 }
 
 # Expert GEMMs timed through the loop and through the grouped kernels, alternately, twice each:
@@ -543,10 +543,15 @@ stage_grouped() {
 }
 
 # ';'-separated gemm_bench flags, one workload each.
+# One workload (gemm_bench's flags) per line, from a ';'-separated list.
+workloads() {
+  local list
+  IFS=';' read -r -a list <<<"$1"
+  printf '%s\n' "${list[@]}"
+}
+
 moe_models() {
-  local models
-  IFS=';' read -r -a models <<<"${MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}"
-  printf '%s\n' "${models[@]}"
+  workloads "${MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}"
 }
 
 moe_tag() {
@@ -595,7 +600,7 @@ stage_holdcheck() {
 
 stage_moemain() {
   local models model name start
-  IFS=';' read -r -a models <<<"${MOE_MAIN:-qwen3-30b-a3b}"
+  mapfile -t models < <(workloads "${MOE_MAIN:-qwen3-30b-a3b}")
   for model in "${models[@]}"; do
     name="moemain_$(moe_tag "$model")"
     start=$SECONDS
@@ -625,9 +630,8 @@ stage_blockverify() {
 }
 
 stage_blockdense() {
-  local model name provider
-  local workloads=${DENSE_MODELS:-"te-tutorial"}
-  IFS=';' read -r -a models <<<"$workloads"
+  local models model name provider
+  mapfile -t models < <(workloads "${DENSE_MODELS:-te-tutorial}")
   for model in "${models[@]}"; do
     for provider in ${DENSE_PROVIDERS:-auto cublaslt}; do
       name="blockdense_$(moe_tag "$model")_$provider"
