@@ -97,7 +97,9 @@ class LoopGroupedGemm : public GroupedGemm {
 
   bool emulated() const override { return std::is_same_v<Gemm, EmulatedGemm>; }
   // A plan launches its matmul and, with per-tensor factors, the kernel that makes alpha; an
-  // emulation also dequantizes both operands first.
+  // emulation also dequantizes both operands first. An emulation's kernels run behind one graph
+  // launch, but are counted all the same: a held stream has not been tried with a graph that
+  // size, so a large emulation is enqueued without holding it, as before the graph.
   size_t launches() const override { return gemms_.size() * (emulated() ? 5 : 2); }
 
  private:
