@@ -3,8 +3,9 @@
 # $OUT (default ./gpu-check). Stages run in the order given (default: build test verify emulated
 # sweep spread ncu probe sanitize quantncu):
 #   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90; CUTLASS from
-#            $CUTLASS_DIR, default .carry/cutlass; more configure flags in $CMAKE_FLAGS)
-#   test     ctest: host tests and the GPU tests
+#            $CUTLASS_DIR, default .carry/cutlass; more configure flags in $CMAKE_FLAGS; only the
+#            targets $BUILD_TARGETS, space-separated, when set)
+#   test     ctest: host tests and the GPU tests (those matching the regex $CTEST_FILTER, if set)
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
 #   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
 #   sweep    the default sweep and its report (sweep.json), from the build of stage build
@@ -57,7 +58,7 @@
 #            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
 # Usage: tools/gpu_check.sh [stage...]
 # GPU_CHECK_BUDGET=S skips the stages that would start after S seconds; GPU_CHECK_TAR=FILE packs
-# the logs into FILE after every stage.
+# the logs into FILE after every stage; STEP_TIMEOUT=S kills any one command after S seconds.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-gpu-check}
@@ -73,7 +74,8 @@ run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures, keep go
   shift
   echo "=== $name: $*"
   local start=$SECONDS
-  "$@" >"$out/$name.log" 2>&1
+  # STEP_TIMEOUT=S: a command that hangs (a new kernel's deadlock) is killed after S seconds
+  ${STEP_TIMEOUT:+timeout "$STEP_TIMEOUT"} "$@" >"$out/$name.log" 2>&1
   local rc=$?
   echo "=== $name: exit $rc after $((SECONDS - start)) s"
   [ $rc -eq 0 ] || status=1
@@ -88,12 +90,12 @@ stage_build() {
   # shellcheck disable=SC2086 # CMAKE_FLAGS: more configure flags, split on spaces
   run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
     "${cutlass_flag[@]}" ${CMAKE_FLAGS:-} &&
-    run build cmake --build build -- -k 0
+    run build cmake --build build ${BUILD_TARGETS:+--target $BUILD_TARGETS} -- -k 0
   tail -5 "$out/build.log"
 }
 
 stage_test() {
-  run ctest ctest --test-dir build --output-on-failure
+  run ctest ctest --test-dir build --output-on-failure ${CTEST_FILTER:+-R "$CTEST_FILTER"}
   grep -E "tests passed|tests failed|Skipped|Failed|FAILED" "$out/ctest.log" | head -40
 }
 

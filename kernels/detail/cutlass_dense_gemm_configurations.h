@@ -21,6 +21,7 @@ enum class BlockScaling { k1d2d, k1d1d };
 enum class Schedule {
   kCooperative,  // two consumer warp groups share each tile (its two 64-row halves)
   kPingpong,     // each consumer warp group has a tile of its own; their mainloops alternate
+  kOverlapped,   // ours, cooperative, each k-tile's promotion under the next k-tile's wgmma
 };
 
 enum class TileScheduler {
@@ -71,5 +72,6 @@ Configuration config_1d1d_cooperative_1x2();
 Configuration config_1d1d_cooperative_2x1();
 Configuration config_1d1d_pingpong_2x1();
 Configuration config_1d1d_stream_k_1x2();
+Configuration config_1d2d_overlapped();  // kernels/cutlass_dense_gemm_overlapped.cu
 
 }  // namespace gemmscope::cutlass_dense

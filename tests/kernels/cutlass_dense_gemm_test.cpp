@@ -39,21 +39,19 @@ using testing::contains;
 // As bench/recipes/fp8_recipe.h: the BF16 output's rounding.
 constexpr double kTolerance = 4e-3;
 
-// How many configurations each kind instantiates (kernels/cutlass_dense_gemm.cpp).
-constexpr size_t kConfigurationsPerKind = 4;
-
 // FP8Block's two kinds of GEMM: 1x128 activations or gradients on the left, weights (128x128)
 // or another 1x128 operand (Wgrad) on the right.
 struct Kind {
   const char* name;
   ScaleLayout right;
-  const char* label;  // what the configurations' algorithm() says
+  const char* label;      // what the configurations' algorithm() says
+  size_t configurations;  // how many it instantiates (kernels/cutlass_dense_gemm.cpp)
 };
 
 const Kind k1d2d{"Fprop/Dgrad 1x128 x 128x128", ScaleLayout::kBlock128x128,
-                 "CUTLASS sm90 FP8 1x128 x 128x128 block scales ("};
+                 "CUTLASS sm90 FP8 1x128 x 128x128 block scales (", 5};
 const Kind k1d1d{"Wgrad 1x128 x 1x128", ScaleLayout::kVec128,
-                 "CUTLASS sm90 FP8 1x128 x 1x128 block scales ("};
+                 "CUTLASS sm90 FP8 1x128 x 1x128 block scales (", 4};
 
 // One K-major E4M3 operand [rows, k], quantized by quant/fp8_block.h.
 class BlockOperand {
@@ -178,7 +176,7 @@ TEST(CutlassDenseGemm, Fprop1x128By128x128MatchesReferenceInEveryConfiguration) 
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
   for (const Shape& shape : kShapes) {
     const std::vector<std::string> algorithms = expect_every_configuration_matches(shape, k1d2d);
-    EXPECT_EQ(algorithms.size(), kConfigurationsPerKind) << dims(shape);
+    EXPECT_EQ(algorithms.size(), k1d2d.configurations) << dims(shape);
   }
 }
 
@@ -186,7 +184,7 @@ TEST(CutlassDenseGemm, Wgrad1x128By1x128MatchesReferenceInEveryConfiguration) {
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
   for (const Shape& shape : kShapes) {
     const std::vector<std::string> algorithms = expect_every_configuration_matches(shape, k1d1d);
-    EXPECT_EQ(algorithms.size(), kConfigurationsPerKind) << dims(shape);
+    EXPECT_EQ(algorithms.size(), k1d1d.configurations) << dims(shape);
   }
 }
 
@@ -322,7 +320,8 @@ TEST(CutlassDenseGemm, RejectsWhatIsNotOneGemm) {
 
 std::vector<cutlass_dense::Configuration> every_configuration() {
   return {
-      cutlass_dense::config_1d2d_cooperative_1x2(), cutlass_dense::config_1d2d_cooperative_2x1(),
+      cutlass_dense::config_1d2d_overlapped(),      cutlass_dense::config_1d2d_cooperative_1x2(),
+      cutlass_dense::config_1d2d_cooperative_2x1(),
       cutlass_dense::config_1d2d_pingpong_2x1(),    cutlass_dense::config_1d2d_stream_k_1x2(),
       cutlass_dense::config_1d1d_cooperative_1x2(), cutlass_dense::config_1d1d_cooperative_2x1(),
       cutlass_dense::config_1d1d_pingpong_2x1(),    cutlass_dense::config_1d1d_stream_k_1x2()};
@@ -352,7 +351,7 @@ TEST(CutlassDenseGemm, EveryConfigurationTakesSizesWithPaddedScaleLayouts) {
         EXPECT_EQ(config.refusal(problem), "") << where;
         ++taken;
       }
-      EXPECT_EQ(taken, kConfigurationsPerKind) << where;
+      EXPECT_EQ(taken, kind->configurations) << where;
 
       std::string message;
       try {
@@ -421,6 +420,8 @@ TEST(CutlassDenseGemm, InstantiatesTheDocumentedConfigurations) {
     TileScheduler scheduler;
     int tile_m, cluster_m, cluster_n;
   } expected[] = {
+      {cutlass_dense::config_1d2d_overlapped(), BlockScaling::k1d2d, Schedule::kOverlapped,
+       TileScheduler::kPersistent, 128, 1, 1},
       {cutlass_dense::config_1d2d_cooperative_1x2(), BlockScaling::k1d2d, Schedule::kCooperative,
        TileScheduler::kPersistent, 128, 1, 2},
       {cutlass_dense::config_1d2d_cooperative_2x1(), BlockScaling::k1d2d, Schedule::kCooperative,
