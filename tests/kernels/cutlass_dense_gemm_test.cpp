@@ -49,7 +49,7 @@ struct Kind {
 };
 
 const Kind k1d2d{"Fprop/Dgrad 1x128 x 128x128", ScaleLayout::kBlock128x128,
-                 "CUTLASS sm90 FP8 1x128 x 128x128 block scales (", 5};
+                 "CUTLASS sm90 FP8 1x128 x 128x128 block scales (", 9};
 const Kind k1d1d{"Wgrad 1x128 x 1x128", ScaleLayout::kVec128,
                  "CUTLASS sm90 FP8 1x128 x 1x128 block scales (", 4};
 
@@ -319,12 +319,19 @@ TEST(CutlassDenseGemm, RejectsWhatIsNotOneGemm) {
 #if GEMMSCOPE_WITH_CUTLASS
 
 std::vector<cutlass_dense::Configuration> every_configuration() {
-  return {
-      cutlass_dense::config_1d2d_overlapped(),      cutlass_dense::config_1d2d_cooperative_1x2(),
-      cutlass_dense::config_1d2d_cooperative_2x1(),
-      cutlass_dense::config_1d2d_pingpong_2x1(),    cutlass_dense::config_1d2d_stream_k_1x2(),
-      cutlass_dense::config_1d1d_cooperative_1x2(), cutlass_dense::config_1d1d_cooperative_2x1(),
-      cutlass_dense::config_1d1d_pingpong_2x1(),    cutlass_dense::config_1d1d_stream_k_1x2()};
+  return {cutlass_dense::config_1d2d_overlapped_128_1x1(),
+          cutlass_dense::config_1d2d_overlapped_128_2x1(),
+          cutlass_dense::config_1d2d_overlapped_192_1x1(),
+          cutlass_dense::config_1d2d_overlapped_192_2x1(),
+          cutlass_dense::config_1d2d_serial_192_2x1(),
+          cutlass_dense::config_1d2d_cooperative_1x2(),
+          cutlass_dense::config_1d2d_cooperative_2x1(),
+          cutlass_dense::config_1d2d_pingpong_2x1(),
+          cutlass_dense::config_1d2d_stream_k_1x2(),
+          cutlass_dense::config_1d1d_cooperative_1x2(),
+          cutlass_dense::config_1d1d_cooperative_2x1(),
+          cutlass_dense::config_1d1d_pingpong_2x1(),
+          cutlass_dense::config_1d1d_stream_k_1x2()};
 }
 
 // Sizes whose scale layouts carry padding, partial tiles or a single K block are no reason to
@@ -420,8 +427,6 @@ TEST(CutlassDenseGemm, InstantiatesTheDocumentedConfigurations) {
     TileScheduler scheduler;
     int tile_m, cluster_m, cluster_n;
   } expected[] = {
-      {cutlass_dense::config_1d2d_overlapped(), BlockScaling::k1d2d, Schedule::kOverlapped,
-       TileScheduler::kPersistent, 128, 1, 1},
       {cutlass_dense::config_1d2d_cooperative_1x2(), BlockScaling::k1d2d, Schedule::kCooperative,
        TileScheduler::kPersistent, 128, 1, 2},
       {cutlass_dense::config_1d2d_cooperative_2x1(), BlockScaling::k1d2d, Schedule::kCooperative,
