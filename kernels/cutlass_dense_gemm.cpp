@@ -16,6 +16,8 @@
 // 128x128 cooperative (64x128 a warp group) and 64x128 ping-pong are what fits. (DeepGEMM's own
 // kernels cap tile N at 192 in 1D2D and 160 in 1D1D for the same reason.) Tile N is 128 also
 // because 1D2D's weight scales cover 128 columns and CUTLASS wants whole scale blocks per tile.
+// A mainloop of our own that hides each promotion under the next k-tile's wgmma, at 128x128
+// and 128x192, ran slower than these (docs/results.md; commit da35834 has it).
 //
 // Order (best first), a first guess that the caller's trials then settle: the modelled time
 //
@@ -108,30 +110,18 @@ constexpr int64_t kOutputAlignment = 8;  // BF16 elements in TMA's 16 bytes
 // Every instantiation, in the order that breaks the ranking's ties.
 const std::vector<Configuration>& configurations() {
   static const std::vector<Configuration> all = {
-      cutlass_dense::config_1d2d_overlapped_128_1x1(),
-      cutlass_dense::config_1d2d_overlapped_128_2x1(),
-      cutlass_dense::config_1d2d_overlapped_192_1x1(),
-      cutlass_dense::config_1d2d_overlapped_192_2x1(),
-      cutlass_dense::config_1d2d_serial_192_2x1(),
-      cutlass_dense::config_1d2d_cooperative_1x2(),
-      cutlass_dense::config_1d2d_cooperative_2x1(),
-      cutlass_dense::config_1d2d_pingpong_2x1(),
-      cutlass_dense::config_1d2d_stream_k_1x2(),
-      cutlass_dense::config_1d1d_cooperative_1x2(),
-      cutlass_dense::config_1d1d_cooperative_2x1(),
-      cutlass_dense::config_1d1d_pingpong_2x1(),
-      cutlass_dense::config_1d1d_stream_k_1x2(),
+      cutlass_dense::config_1d2d_cooperative_1x2(), cutlass_dense::config_1d2d_cooperative_2x1(),
+      cutlass_dense::config_1d2d_pingpong_2x1(),    cutlass_dense::config_1d2d_stream_k_1x2(),
+      cutlass_dense::config_1d1d_cooperative_1x2(), cutlass_dense::config_1d1d_cooperative_2x1(),
+      cutlass_dense::config_1d1d_pingpong_2x1(),    cutlass_dense::config_1d1d_stream_k_1x2(),
   };
   return all;
 }
 
 // "cooperative 128x128x128, cluster 1x2, persistent"
 std::string describe(const Configuration& c) {
-  const char* schedule = c.schedule == Schedule::kCooperative  ? "cooperative "
-                         : c.schedule == Schedule::kPingpong   ? "ping-pong "
-                         : c.schedule == Schedule::kOverlapped ? "overlapped promotion (ours) "
-                                                               : "serial promotion (ours) ";
-  return std::string(schedule) + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+  return std::string(c.schedule == Schedule::kCooperative ? "cooperative " : "ping-pong ") +
+         std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
          std::to_string(c.tile_k) + ", cluster " + std::to_string(c.cluster_m) + "x" +
          std::to_string(c.cluster_n) +
          (c.scheduler == TileScheduler::kStreamK ? ", stream-K" : ", persistent");

@@ -21,8 +21,6 @@ enum class BlockScaling { k1d2d, k1d1d };
 enum class Schedule {
   kCooperative,  // two consumer warp groups share each tile (its two 64-row halves)
   kPingpong,     // each consumer warp group has a tile of its own; their mainloops alternate
-  kOverlapped,   // ours, cooperative, each k-tile's promotion under the next k-tile's wgmma
-  kSerial,       // ours, cooperative, each k-tile promoted after its wgmma (as CUTLASS's)
 };
 
 enum class TileScheduler {
@@ -73,11 +71,5 @@ Configuration config_1d1d_cooperative_1x2();
 Configuration config_1d1d_cooperative_2x1();
 Configuration config_1d1d_pingpong_2x1();
 Configuration config_1d1d_stream_k_1x2();
-// kernels/cutlass_dense_gemm_overlapped.cu: ours, not an instantiation of CUTLASS's kernels.
-Configuration config_1d2d_overlapped_128_1x1();
-Configuration config_1d2d_overlapped_128_2x1();
-Configuration config_1d2d_overlapped_192_1x1();
-Configuration config_1d2d_overlapped_192_2x1();
-Configuration config_1d2d_serial_192_2x1();
 
 }  // namespace gemmscope::cutlass_dense
