@@ -4,40 +4,49 @@
 
 namespace gemmscope {
 
-GraphReplay::~GraphReplay() {
-  // Not checked: a destructor must not throw.
-  if (exec_ != nullptr)
-    cudaGraphExecDestroy(exec_);
-  if (capture_stream_ != nullptr)
-    cudaStreamDestroy(capture_stream_);
-}
+namespace {
 
-void GraphReplay::capture(const std::function<void(cudaStream_t)>& enqueue) {
-  if (capture_stream_ == nullptr)
-    CUDA_CHECK(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking));
+// Captures `enqueue` on `stream` and instantiates the graph.
+cudaGraphExec_t capture(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue) {
   // Thread-local: a CUDA call of this thread that is not allowed during a capture (a
   // synchronisation, an allocation) fails the capture instead of going through unseen.
-  CUDA_CHECK(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal));
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   cudaGraph_t graph = nullptr;
   try {
-    enqueue(capture_stream_);
+    enqueue(stream);
   } catch (...) {
     // End the capture, so that the stream is usable again, and discard what it holds.
-    if (cudaStreamEndCapture(capture_stream_, &graph) == cudaSuccess && graph != nullptr)
+    if (cudaStreamEndCapture(stream, &graph) == cudaSuccess && graph != nullptr)
       cudaGraphDestroy(graph);
     throw;
   }
-  CUDA_CHECK(cudaStreamEndCapture(capture_stream_, &graph));
-  const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
-  if (instantiated != cudaSuccess)
-    exec_ = nullptr;
   CUDA_CHECK(instantiated);
+  return exec;
 }
 
-void GraphReplay::launch(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue) {
-  if (exec_ == nullptr)
-    capture(enqueue);
+}  // namespace
+
+GraphReplay::GraphReplay(const std::function<void(cudaStream_t)>& enqueue) {
+  CUDA_CHECK(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking));
+  try {
+    exec_ = capture(capture_stream_, enqueue);
+  } catch (...) {
+    cudaStreamDestroy(capture_stream_);  // no destructor runs for a constructor that throws
+    throw;
+  }
+}
+
+GraphReplay::~GraphReplay() {
+  // Not checked: a destructor must not throw.
+  cudaGraphExecDestroy(exec_);
+  cudaStreamDestroy(capture_stream_);
+}
+
+void GraphReplay::launch(cudaStream_t stream) const {
   CUDA_CHECK(cudaGraphLaunch(exec_, stream));
 }
 

@@ -12,22 +12,20 @@ namespace gemmscope {
 
 class GraphReplay {
  public:
-  GraphReplay() = default;
+  // Captures what `enqueue` puts on a stream of this object's own (so that a replay may go to
+  // the legacy default stream, which cannot be captured) and instantiates it: at planning time,
+  // so that no timed run pays for it. Nothing runs yet. The graph keeps the pointers, sizes and
+  // parameters of the capture. Throws CudaError when the work cannot be captured (a
+  // synchronisation or an allocation inside `enqueue`).
+  explicit GraphReplay(const std::function<void(cudaStream_t)>& enqueue);
   ~GraphReplay();
   GraphReplay(const GraphReplay&) = delete;
   GraphReplay& operator=(const GraphReplay&) = delete;
 
-  // The first call captures what `enqueue` puts on the stream it is given (a stream of this
-  // object's own, so that `stream` may be the legacy default stream) and instantiates it; every
-  // call then launches the graph on `stream`. The graph keeps the pointers, sizes and
-  // parameters of the capture: `enqueue` must enqueue the same work every time.
-  void launch(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue);
-
-  bool captured() const { return exec_ != nullptr; }
+  // Enqueues the captured work on `stream`, one graph launch.
+  void launch(cudaStream_t stream) const;
 
  private:
-  void capture(const std::function<void(cudaStream_t)>& enqueue);
-
   cudaStream_t capture_stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };

@@ -68,14 +68,16 @@ class LoopGroupedGemm : public GroupedGemm {
         throw std::invalid_argument(which + e.what());
       }
     }
+    if constexpr (std::is_same_v<Gemm, EmulatedGemm>)
+      graph_ = std::make_unique<GraphReplay>([this](cudaStream_t capture) { enqueue(capture); });
   }
 
   // A native loop launches each expert's GEMM from the host, as a framework does. An emulation
-  // (five kernels an expert) replays them as one CUDA graph (kernels/graph_replay.h): its time
-  // is then the GPU's work, not the host's enqueueing.
+  // (five kernels an expert) replays them as one CUDA graph (kernels/graph_replay.h), captured
+  // when planned: its time is then the GPU's work, not the host's enqueueing.
   void run(cudaStream_t stream) const override {
-    if (emulated()) {
-      graph_.launch(stream, [this](cudaStream_t capture) { enqueue(capture); });
+    if (graph_ != nullptr) {
+      graph_->launch(stream);
     } else {
       enqueue(stream);
     }
@@ -109,7 +111,7 @@ class LoopGroupedGemm : public GroupedGemm {
   }
 
   std::vector<std::unique_ptr<Gemm>> gemms_;
-  mutable GraphReplay graph_;  // emulated loops only: captured at the first run
+  std::unique_ptr<GraphReplay> graph_;  // emulated loops only
 };
 
 }  // namespace

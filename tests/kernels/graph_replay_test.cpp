@@ -19,7 +19,7 @@ std::vector<uint8_t> download(const DeviceBuffer<uint8_t>& buffer) {
   return host;
 }
 
-TEST(GraphReplay, CapturesOnceThenReplaysTheSameWorkOnAnyStream) {
+TEST(GraphReplay, CapturesWhenMadeThenReplaysTheSameWorkOnAnyStream) {
   GEMMSCOPE_REQUIRE_GPU();
   DeviceBuffer<uint8_t> first(kCount);
   DeviceBuffer<uint8_t> second(kCount);
@@ -33,12 +33,13 @@ TEST(GraphReplay, CapturesOnceThenReplaysTheSameWorkOnAnyStream) {
                                stream));
   };
 
-  GraphReplay replay;
-  EXPECT_FALSE(replay.captured());
-  replay.launch(nullptr, enqueue);  // the legacy default stream cannot be captured, only replayed
-  CUDA_CHECK(cudaDeviceSynchronize());
-  EXPECT_TRUE(replay.captured());
+  const GraphReplay replay(enqueue);
   EXPECT_EQ(captures, 1);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(download(second), std::vector<uint8_t>(kCount, 0xff)) << "a capture runs nothing";
+
+  replay.launch(nullptr);  // the legacy default stream cannot be captured, only replayed
+  CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(download(second), std::vector<uint8_t>(kCount, 7));
 
   // A replay runs the captured work (value 7), not what enqueue would do now.
@@ -46,33 +47,30 @@ TEST(GraphReplay, CapturesOnceThenReplaysTheSameWorkOnAnyStream) {
   CUDA_CHECK(cudaMemset(second.get(), 0xff, second.bytes()));
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  replay.launch(stream, enqueue);
-  replay.launch(stream, enqueue);
+  replay.launch(stream);
+  replay.launch(stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   CUDA_CHECK(cudaStreamDestroy(stream));
   EXPECT_EQ(captures, 1);
   EXPECT_EQ(download(second), std::vector<uint8_t>(kCount, 7));
 }
 
-TEST(GraphReplay, WorkThatCannotBeCapturedThrowsAndLeavesItUsable) {
+TEST(GraphReplay, WorkThatCannotBeCapturedThrowsAndLeavesTheThreadUsable) {
   GEMMSCOPE_REQUIRE_GPU();
   DeviceBuffer<uint8_t> buffer(kCount);
-  GraphReplay replay;
   // Synchronising a stream under capture is not allowed: the capture fails, and says so.
-  EXPECT_THROW(replay.launch(nullptr,
-                             [&](cudaStream_t stream) {
-                               CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, buffer.bytes(), stream));
-                               CUDA_CHECK(cudaStreamSynchronize(stream));
-                             }),
+  EXPECT_THROW(GraphReplay([&](cudaStream_t stream) {
+                 CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, buffer.bytes(), stream));
+                 CUDA_CHECK(cudaStreamSynchronize(stream));
+               }),
                CudaError);
-  EXPECT_FALSE(replay.captured());
   cudaGetLastError();  // the failed capture's error is not sticky; clear it for what follows
 
-  replay.launch(nullptr, [&](cudaStream_t stream) {
+  const GraphReplay replay([&](cudaStream_t stream) {
     CUDA_CHECK(cudaMemsetAsync(buffer.get(), 3, buffer.bytes(), stream));
   });
+  replay.launch(nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  EXPECT_TRUE(replay.captured());
   EXPECT_EQ(download(buffer), std::vector<uint8_t>(kCount, 3));
 }
 
