@@ -31,19 +31,20 @@ cudaGraphExec_t capture(cudaStream_t stream, const std::function<void(cudaStream
 }  // namespace
 
 GraphReplay::GraphReplay(const std::function<void(cudaStream_t)>& enqueue) {
-  CUDA_CHECK(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking));
+  // The stream serves the capture only: the graph does not need it afterwards.
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   try {
-    exec_ = capture(capture_stream_, enqueue);
+    exec_ = capture(stream, enqueue);
   } catch (...) {
-    cudaStreamDestroy(capture_stream_);  // no destructor runs for a constructor that throws
+    cudaStreamDestroy(stream);
     throw;
   }
+  cudaStreamDestroy(stream);
 }
 
 GraphReplay::~GraphReplay() {
-  // Not checked: a destructor must not throw.
-  cudaGraphExecDestroy(exec_);
-  cudaStreamDestroy(capture_stream_);
+  cudaGraphExecDestroy(exec_);  // not checked: a destructor must not throw
 }
 
 void GraphReplay::launch(cudaStream_t stream) const {

@@ -12,7 +12,7 @@ namespace gemmscope {
 
 class GraphReplay {
  public:
-  // Captures what `enqueue` puts on a stream of this object's own (so that a replay may go to
+  // Captures what `enqueue` puts on a stream made for the capture (so that a replay may go to
   // the legacy default stream, which cannot be captured) and instantiates it: at planning time,
   // so that no timed run pays for it. Nothing runs yet. The graph keeps the pointers, sizes and
   // parameters of the capture. Throws CudaError when the work cannot be captured (a
@@ -26,7 +26,6 @@ class GraphReplay {
   void launch(cudaStream_t stream) const;
 
  private:
-  cudaStream_t capture_stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };
 

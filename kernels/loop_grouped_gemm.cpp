@@ -52,6 +52,8 @@ std::string count_algorithms(const std::vector<std::string>& algorithms) {
 // reference to the CublasLtContext, which must outlive this object.
 template <typename Gemm>
 class LoopGroupedGemm : public GroupedGemm {
+  static constexpr bool kEmulated = std::is_same_v<Gemm, EmulatedGemm>;
+
  public:
   LoopGroupedGemm(const CublasLtContext& context, const std::vector<GemmProblem>& groups,
                   AlgorithmChoice choice, cudaStream_t stream) {
@@ -68,7 +70,7 @@ class LoopGroupedGemm : public GroupedGemm {
         throw std::invalid_argument(which + e.what());
       }
     }
-    if constexpr (std::is_same_v<Gemm, EmulatedGemm>)
+    if constexpr (kEmulated)
       graph_ = std::make_unique<GraphReplay>([this](cudaStream_t capture) { enqueue(capture); });
   }
 
@@ -86,9 +88,9 @@ class LoopGroupedGemm : public GroupedGemm {
   std::string algorithm() const override {
     // One group is a dense GEMM: the provider's name, then the plan's algorithm (an emulated
     // GEMM's algorithm names the emulation).
-    const std::string replay = emulated() ? ", one CUDA graph" : "";
+    const std::string replay = graph_ != nullptr ? ", one CUDA graph" : "";
     if (gemms_.size() == 1)
-      return (emulated() ? "" : "cuBLASLt ") + gemms_.front()->algorithm() + replay;
+      return (kEmulated ? "" : "cuBLASLt ") + gemms_.front()->algorithm() + replay;
     std::vector<std::string> algorithms;
     algorithms.reserve(gemms_.size());
     for (const auto& gemm : gemms_)
@@ -97,12 +99,12 @@ class LoopGroupedGemm : public GroupedGemm {
            count_algorithms(algorithms) + ")" + replay;
   }
 
-  bool emulated() const override { return std::is_same_v<Gemm, EmulatedGemm>; }
+  bool emulated() const override { return kEmulated; }
   // A plan launches its matmul and, with per-tensor factors, the kernel that makes alpha; an
   // emulation also dequantizes both operands first. An emulation's kernels run behind one graph
   // launch, but are counted all the same: a held stream has not been tried with a graph that
   // size, so a large emulation is enqueued without holding it, as before the graph.
-  size_t launches() const override { return gemms_.size() * (emulated() ? 5 : 2); }
+  size_t launches() const override { return gemms_.size() * (kEmulated ? 5 : 2); }
 
  private:
   void enqueue(cudaStream_t stream) const {

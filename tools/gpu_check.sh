@@ -66,6 +66,8 @@ mkdir -p "$out"
 # The GPU machine keeps cmake and ninja in its Python environment.
 [ -d /opt/torch/.venv/bin ] && export PATH=$PATH:/opt/torch/.venv/bin
 bench=build/bench/gemm_bench
+# The MoE workloads the MoE stages take by default (';'-separated gemm_bench flags).
+default_moe_models="qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"
 report=build/tools/gemm_report
 status=0
 
@@ -119,11 +121,10 @@ stage_sweep() {
   cat "$out/sweep.log" "$out/report.log"
 }
 
-# The README's main job as written (its configure picks the architecture), in its own build
-# dir: the configure and build timed apart from the sweep.
-# $README_CMAKE_FLAGS go to its configure (e.g. -DGEMMSCOPE_CUTLASS_DIR=DIR: the build with
-# CUTLASS).
-readme_build() {
+# The README's build as written (its configure picks the architecture), in its own build dir,
+# timed; $README_CMAKE_FLAGS go to its configure (e.g. -DGEMMSCOPE_CUTLASS_DIR=DIR: the build
+# with CUTLASS).
+stage_readmebuild() {
   rm -rf build-readme
   local start=$SECONDS
   # shellcheck disable=SC2016 # $(nproc) is the README's, expanded by the inner shell
@@ -133,12 +134,9 @@ readme_build() {
   grep -E "gemmscope:" "$out/readme_build.log" | tee -a "$out/readme.txt"
 }
 
-stage_readmebuild() {
-  readme_build
-}
-
+# The README's main job as written: its build, then its sweep and report, timed apart.
 stage_readme() {
-  readme_build
+  stage_readmebuild
   local start=$SECONDS
   run readme build-readme/bench/gemm_bench --benchmark_out="$out/readme.json" \
     --benchmark_out_format=json &&
@@ -300,7 +298,7 @@ stage_peer_moe() {
   local filter='^BF16/(Fprop|Dgrad|Wgrad)/expert_[a-z]+/native/G:'
   local models model tag name rows
   mapfile -t models < <(workloads \
-    "${PEER_MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}")
+    "${PEER_MOE_MODELS:-$default_moe_models}")
   : >"$out/peer_moe.txt"
   for model in "${models[@]}"; do
     tag=$(moe_tag "$model")
@@ -544,7 +542,6 @@ stage_grouped() {
   grep -E "tests passed|tests failed|Failed|FAILED|Skipped" "$out/grouped_tests.log" | head -60
 }
 
-# ';'-separated gemm_bench flags, one workload each.
 # One workload (gemm_bench's flags) per line, from a ';'-separated list.
 workloads() {
   local list
@@ -553,7 +550,7 @@ workloads() {
 }
 
 moe_models() {
-  workloads "${MOE_MODELS:-"qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"}"
+  workloads "${MOE_MODELS:-$default_moe_models}"
 }
 
 moe_tag() {
