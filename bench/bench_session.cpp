@@ -274,7 +274,7 @@ void BenchSession::measure_group(size_t index) {
   } catch (const std::exception& e) {
     clock_monitor_->stop();
     for (const std::unique_ptr<PreparedCase>& p : prepared)
-      results_[p->index].push_back(CaseResult{e.what(), "", 0, {}, "", ""});
+      results_[p->index].push_back(CaseResult{e.what(), "", 0, {}, "", "", ""});
   }
 }
 
@@ -310,6 +310,7 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
   }
 
   result.label = work.label();
+  result.trial_times = work.trial_times();
   const std::string slowdowns = clock_event_reasons_text(group.clocks.event_reasons);
   if (!slowdowns.empty())
     append_note(result.label, "clocks: " + slowdowns);
@@ -357,6 +358,8 @@ void BenchSession::report(benchmark::State& state, const CaseResult& result,
   if (options_.list_kernels && !result.kernel_list.empty()) {
     std::fprintf(stderr, "kernels of %s: %s\n", name.c_str(), result.kernel_list.c_str());
   }
+  if (options_.list_kernels && !result.trial_times.empty())
+    std::fprintf(stderr, "trial of %s: %s\n", name.c_str(), result.trial_times.c_str());
 }
 
 void BenchSession::run_case(benchmark::State& state, size_t index) {

@@ -93,6 +93,7 @@ class BenchSession {
     benchmark::UserCounters counters;
     std::string label;
     std::string kernel_list;  // for --list_kernels
+    std::string trial_times;  // for --list_kernels
   };
 
   // Prepares case `index`, verifies it (--verify) and runs it --warmup_runs times. Throws as

@@ -139,6 +139,18 @@ std::string CaseGemm::label() const {
   return label;
 }
 
+std::string CaseGemm::trial_times() const {
+  if (trial_seconds_.size() != candidates_.size() || candidates_.size() < 2)
+    return "";
+  std::string text;
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    text += (i == 0 ? "" : "; ") + candidates_[i]->algorithm() + " " +
+            (trial_seconds_[i] > 0 ? microseconds(trial_seconds_[i]) : "not timed") +
+            (i == current_ ? " (kept)" : "");
+  }
+  return text;
+}
+
 CaseGemm make_case_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,
                         bool grouped, bool emulate) {
   if (grouped) {

@@ -40,6 +40,9 @@ class CaseGemm {
   std::string label() const;
   // After a trial among several: the runner-up's time over the kept one's, minus 1, in percent.
   std::optional<double> runner_up_pct() const;
+  // After a trial among several: every candidate's algorithm and trial time, in the order they
+  // were tried, "; "-separated, the kept one marked; "" before a trial.
+  std::string trial_times() const;
 
  private:
   std::vector<std::unique_ptr<GroupedGemm>> candidates_;

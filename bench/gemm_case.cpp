@@ -33,6 +33,10 @@ void GemmCase::keep_alternative(size_t index, const std::vector<double>& seconds
   case_gemm().keep(index, seconds);
 }
 
+std::string GemmCase::trial_times() const {
+  return case_gemm().trial_times();
+}
+
 void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iteration,
                       const RunMeasurements& /*run*/) const {
   counters["TFLOPS"] = shape_.flops() / seconds_per_iteration / 1e12;

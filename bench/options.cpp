@@ -321,7 +321,8 @@ How to time (see docs/timing.md):
                              sm_active_pct beside NVML's sm_clock_mhz. A diagnostic, off by
                              default: with it on, power-capped GEMM groups ran 0.4-1.5% slower
                              on an H200; compare runs that both had it on
-  --list_kernels             print the kernels of each case (name, median duration) to stderr
+  --list_kernels             print the kernels of each case (name, median duration) to stderr,
+                             and, where auto tried several GEMMs, each one's trial time
   --timeline=FILE            write every NVML reading and every timed sample as CSV, to see
                              how each group settled and whether anything moved while sampled
   --shard=I/N                register only every N-th group of cases (the cases timed

@@ -44,6 +44,7 @@ class GemmCase : public TimedWork {
   virtual double tolerance() const = 0;
   // The chosen algorithm, and anything unusual.
   std::string label() const override = 0;
+  std::string trial_times() const override;
   // Whether the GEMM is emulated (kernels/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
   // Rows the GEMMs run beyond the routed ones, to pad each expert to the kernel's alignment.

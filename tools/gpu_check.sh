@@ -56,6 +56,10 @@
 #   blockverify the FP8Block cases of the default model and of odd shapes with --verify
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
+#   alone    the cases of each $ALONE_RUNS entry ("FLAGS|FILTER", ';'-separated) timed as the
+#            public block-scaled figures were: each case alone in a process of its own after a
+#            2 s warm-up; first all of an entry's cases together, as a sweep times them
+#            (alone.txt: TFLOP/s of both side by side)
 # Usage: tools/gpu_check.sh [stage...]
 # GPU_CHECK_BUDGET=S skips the stages that would start after S seconds; GPU_CHECK_TAR=FILE packs
 # the logs into FILE after every stage; STEP_TIMEOUT=S kills any one command after S seconds.
@@ -641,6 +645,31 @@ stage_blockdense() {
       grep -E "prequant" "$out/$name.log" | awk '{print $1, $2, $4}' | head -40
     done
   done
+}
+
+# Each case of an entry alone (its own process, a 2 s warm-up, a group of one), after the entry's
+# cases together in one group; tools/alone_summary.py pairs the two.
+stage_alone() {
+  local entries entry flags filter tag name case i=0
+  mapfile -t entries < <(workloads "${ALONE_RUNS:?alone: set ALONE_RUNS}")
+  mkdir -p "$out/alone"
+  for entry in "${entries[@]}"; do
+    flags=${entry%%|*}
+    filter=${entry#*|}
+    tag="$i"
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # $flags: gemm_bench flags, split on spaces
+    run "alone_group_$tag" "$bench" $flags --benchmark_filter="$filter" --gpu_warmup=2 \
+      --max_warmup=0 --benchmark_out="$out/alone/group_$tag.json" --benchmark_out_format=json
+    # shellcheck disable=SC2086
+    while read -r case; do
+      name="alone_${tag}_$(sed 's/[^A-Za-z0-9_.-]/_/g' <<<"$case")"
+      # shellcheck disable=SC2086
+      run "$name" "$bench" $flags --benchmark_filter="^$case\$" --gpu_warmup=2 --max_warmup=0 \
+        --benchmark_out="$out/alone/$name.json" --benchmark_out_format=json </dev/null
+    done < <("$bench" $flags --benchmark_list_tests --benchmark_filter="$filter")
+  done
+  python3 tools/alone_summary.py "$out/alone" | tee "$out/alone.txt"
 }
 
 # Nsight Compute's speed-of-light, occupancy, launch and warp-state sections over the NVTX ranges

@@ -31,6 +31,8 @@ class TimedWork {
                       const RunMeasurements& run) const = 0;
   // The case's label in the report (the session may append notes to it, e.g. on clocks).
   virtual std::string label() const { return ""; }
+  // After a trial among alternatives: each one's name and time, for --list_kernels.
+  virtual std::string trial_times() const { return ""; }
   // About how many kernels, memsets and copies one enqueue() launches, rounded up (the most of
   // any alternative): samples are enqueued behind a held stream, which takes only so many
   // launches (steady_state_run.h).

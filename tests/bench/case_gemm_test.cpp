@@ -1,6 +1,6 @@
 // What a case says about the GEMM it runs (bench/case_gemm.h): the candidate in use, the trial's
-// verdict (the kept candidate's time, the runner-up's and by how much it lost), and what could
-// not run. Fake GEMMs: no GPU needed.
+// verdict (the kept candidate's time, the runner-up's and by how much it lost; every candidate's
+// time for --list_kernels), and what could not run. Fake GEMMs: no GPU needed.
 
 #include "bench/case_gemm.h"
 
@@ -63,6 +63,14 @@ TEST(CaseGemm, ACandidateNeverTimedIsNoRunnerUp) {
   gemm.keep(0, {100e-6, 0, 0});
   EXPECT_FALSE(gemm.runner_up_pct().has_value());
   EXPECT_THAT(gemm.label(), Not(HasSubstr("next:")));
+}
+
+TEST(CaseGemm, TrialTimesListEveryCandidateInTheOrderTried) {
+  CaseGemm gemm = three_candidates("");
+  EXPECT_EQ(gemm.trial_times(), "");  // no trial yet
+  gemm.keep(1, {300e-6, 200e-6, 0});
+  EXPECT_EQ(gemm.trial_times(),
+            "loop 300.0 us; cutlass 128x128 200.0 us (kept); cutlass 64x128 not timed");
 }
 
 TEST(CaseGemm, NeedsACandidate) {
