@@ -8,7 +8,12 @@
 namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> tensorwise_gradient_configurations() {
-  return fp8_configurations<Tensorwise<cutlass::float_e5m2_t, PlainAccumulation>, 192>();
+  using Kind = Tensorwise<cutlass::float_e5m2_t, PlainAccumulation>;
+  std::vector<Configuration> configurations = fp8_configurations<Kind, 192>();
+  // Wgrad's (kWgradEpilogueN, above fp8_configurations): Dgrad keeps CUTLASS's subtiles.
+  configurations.push_back(
+      configuration<Kind, Cooperative, 128, 192, 128, 2, 1, kWgradEpilogueN>(kLargeGroups));
+  return configurations;
 }
 
 }  // namespace gemmscope::cutlass_grouped

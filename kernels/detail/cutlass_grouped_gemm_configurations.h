@@ -62,14 +62,18 @@ struct Configuration {
   const char* schedule;  // "cooperative" or "ping-pong"
   int tile_m, tile_n, tile_k;
   int cluster_m, cluster_n;
+  int epilogue_n;      // the epilogue subtile's width; 0: CUTLASS's choice
   unsigned meant_for;  // GroupSizes
   MakePlan make;
 
-  // "cooperative 128x128x128, cluster 1x2"
+  // "cooperative 128x128x128, cluster 1x2" (then ", epilogue 128x64" where it is set)
   std::string name() const {
     return std::string(schedule) + " " + std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            "x" + std::to_string(tile_k) + ", cluster " + std::to_string(cluster_m) + "x" +
-           std::to_string(cluster_n);
+           std::to_string(cluster_n) +
+           (epilogue_n == 0
+                ? ""
+                : ", epilogue " + std::to_string(tile_m) + "x" + std::to_string(epilogue_n));
   }
 };
 

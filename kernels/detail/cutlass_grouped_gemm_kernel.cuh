@@ -138,21 +138,25 @@ using OutputOp = cutlass::epilogue::fusion::Sm90EVT<
                                            cutlass::FloatRoundStyle::round_to_nearest>,
     ScaleProduct, cutlass::epilogue::fusion::Sm90AccFetch>;
 
+// kEpilogueN: the epilogue's subtile width (its height is the warpgroups' share of the tile:
+// 128 rows cooperative, 64 ping-pong); 0 lets CUTLASS choose (32 columns, two in flight).
 template <class Kind_, class Schedule_, int kTileM, int kTileN, int kTileK, int kClusterM,
-          int kClusterN>
+          int kClusterN, int kEpilogueN = 0>
 struct Kernel {
   using Kind = Kind_;
   using Schedule = Schedule_;
   using Tile = cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>, cute::Int<kTileK>>;
   using Cluster = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
+  using EpilogueTile =
+      std::conditional_t<kEpilogueN == 0, cutlass::epilogue::collective::EpilogueTileAuto,
+                         cute::Shape<cute::Int<kTileM>, cute::Int<kEpilogueN>>>;
   static constexpr int kAlignmentA = kTmaAlignmentBytes / sizeof(typename Kind::ElementA);
   static constexpr int kAlignmentB = kTmaAlignmentBytes / sizeof(typename Kind::ElementB);
 
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster,
-      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutOutput*,
-      kOutputAlignment, ElementOutput, LayoutOutput*, kOutputAlignment, typename Schedule::Epilogue,
-      OutputOp>::CollectiveOp;
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster, EpilogueTile, float,
+      float, void, LayoutOutput*, kOutputAlignment, ElementOutput, LayoutOutput*, kOutputAlignment,
+      typename Schedule::Epilogue, OutputOp>::CollectiveOp;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, typename Kind::ElementA,
       typename Kind::OperandA, kAlignmentA, typename Kind::ElementB, typename Kind::OperandB,
@@ -360,10 +364,11 @@ std::unique_ptr<GroupedGemm> make_plan(const std::vector<GemmProblem>& groups,
 
 // The Configuration entry of one instantiation.
 template <class Kind, class Schedule, int kTileM, int kTileN, int kTileK, int kClusterM,
-          int kClusterN>
+          int kClusterN, int kEpilogueN = 0>
 Configuration configuration(unsigned meant_for) {
-  using K = Kernel<Kind, Schedule, kTileM, kTileN, kTileK, kClusterM, kClusterN>;
-  return {Schedule::kName, kTileM, kTileN, kTileK, kClusterM, kClusterN, meant_for, &make_plan<K>};
+  using K = Kernel<Kind, Schedule, kTileM, kTileN, kTileK, kClusterM, kClusterN, kEpilogueN>;
+  return {Schedule::kName, kTileM,     kTileN,    kTileK,       kClusterM,
+          kClusterN,       kEpilogueN, meant_for, &make_plan<K>};
 }
 
 // ---- The configurations of each kind --------------------------------------------------------
@@ -374,13 +379,26 @@ Configuration configuration(unsigned meant_for) {
 // registers, twice where the mainloop promotes (FP8 split accumulation, block scales), so
 // those keep 64 x <= 192 a warpgroup (64 x 256 spills).
 
+// Epilogue subtiles. CUTLASS's own choice for a cooperative tile is 128x32, two in flight. The
+// K-grouped Wgrad of small experts is bound by its epilogue: each expert's dW is a whole output
+// written after a short contraction (256 rows an expert in Qwen3-30B-A3B, 805 MB of BF16 for
+// expert_up), and there 128x64 subtiles (half as many waits, twice the bytes a TMA store) ran
+// Wgrad 6-8% faster in BF16, FP8Current and FP8Block at 128 experts a rank, 2-6% at DeepSeek-V3's
+// 32 and 0-2% at 16 (H100, 2026-11-26). 128x128 subtiles (one a tile) were slower than CUTLASS's
+// choice, and in the compute-bound Dgrad 128x64 lost 1-8%; so the Wgrad-only kinds (BF16 NT,
+// 1x128 x 1x128 blocks) take 128x64 in their wide configuration, and the tensorwise gradient
+// kind, which Dgrad shares, has it as one more configuration.
+inline constexpr int kWgradEpilogueN = 64;
+
 // PyTorch's choice for torch._grouped_mm on sm90 (aten/src/ATen/native/cuda/GroupMM.cu): ping-pong
 // 64x128x128 where a group averages at most 128 rows (or Q <= 128), cooperative 128x256x64
-// otherwise, both with clusters of 2x1.
-template <class Kind>
+// otherwise, both with clusters of 2x1; kWideEpilogueN: the cooperative tile's epilogue subtile
+// width (0: CUTLASS's).
+template <class Kind, int kWideEpilogueN = 0>
 std::vector<Configuration> bf16_configurations() {
   return {
-      configuration<Kind, Cooperative, 128, 256, 64, 2, 1>(kMediumGroups | kLargeGroups),
+      configuration<Kind, Cooperative, 128, 256, 64, 2, 1, kWideEpilogueN>(kMediumGroups |
+                                                                           kLargeGroups),
       configuration<Kind, Pingpong, 64, 128, 128, 2, 1>(kSmallGroups),
   };
 }
@@ -391,12 +409,13 @@ std::vector<Configuration> bf16_configurations() {
 // warpgroup's mainloop hides each tile's epilogue. 128x256 needs fast accumulation (one set of
 // accumulators); split accumulation takes 128x192; block scales keep 128x128 (CUTLASS 4.2 does
 // not build 128x256 with 128x128 scales, and 1x128 x 1x128 spills at 128x192), so their wide
-// configuration is the 2x1 cluster alone.
-template <class Kind, int kLargeTileN>
+// configuration is the 2x1 cluster alone. kLargeEpilogueN: the wide configuration's epilogue
+// subtile width (0: CUTLASS's).
+template <class Kind, int kLargeTileN, int kLargeEpilogueN = 0>
 std::vector<Configuration> fp8_configurations() {
   return {
       configuration<Kind, Cooperative, 128, 128, 128, 1, 2>(kMediumGroups),
-      configuration<Kind, Cooperative, 128, kLargeTileN, 128, 2, 1>(kLargeGroups),
+      configuration<Kind, Cooperative, 128, kLargeTileN, 128, 2, 1, kLargeEpilogueN>(kLargeGroups),
       configuration<Kind, Pingpong, 64, 128, 128, 1, 2>(kSmallGroups),
   };
 }
