@@ -7,7 +7,7 @@
 namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> bf16_nt_configurations() {
-  return bf16_configurations<Bf16<false, false>, kWgradEpilogueN>();
+  return bf16_configurations<Bf16<false, false>, kWideEpilogueN>();
 }
 
 }  // namespace gemmscope::cutlass_grouped

@@ -379,16 +379,20 @@ Configuration configuration(unsigned meant_for) {
 // registers, twice where the mainloop promotes (FP8 split accumulation, block scales), so
 // those keep 64 x <= 192 a warpgroup (64 x 256 spills).
 
-// Epilogue subtiles. CUTLASS's own choice for a cooperative tile is 128x32, two in flight. The
-// K-grouped Wgrad of small experts is bound by its epilogue: each expert's dW is a whole output
-// written after a short contraction (256 rows an expert in Qwen3-30B-A3B, 805 MB of BF16 for
-// expert_up), and there 128x64 subtiles (half as many waits, twice the bytes a TMA store) ran
-// Wgrad 6-8% faster in BF16, FP8Current and FP8Block at 128 experts a rank, 2-6% at DeepSeek-V3's
-// 32 and 0-2% at 16 (H100, 2026-11-26). 128x128 subtiles (one a tile) were slower than CUTLASS's
-// choice, and in the compute-bound Dgrad 128x64 lost 1-8%; so the Wgrad-only kinds (BF16 NT,
-// 1x128 x 1x128 blocks) take 128x64 in their wide configuration, and the tensorwise gradient
-// kind, which Dgrad shares, has it as one more configuration.
-inline constexpr int kWgradEpilogueN = 64;
+// Epilogue subtiles. CUTLASS's own choice for a cooperative tile is 128x32, two in flight; 128x64
+// (half as many waits, twice the bytes a TMA store) is faster where the epilogue is a large part
+// of a tile's time (H100, 2026-11-26, each kind's trial among both, docs/moe.md):
+// - the K-grouped Wgrad of small experts, where each expert's dW is a whole output written after
+//   a short contraction (256 rows an expert in Qwen3-30B-A3B): 6-8% faster in BF16, FP8Current
+//   and FP8Block at 128 experts a rank, 2-6% at DeepSeek-V3's 32, 0-2% at 16;
+// - FP8Current's Fprop on the wide 128x256 tile: 0-7% faster on every expert shape measured;
+// - FP8Block's Fprop and Dgrad: 0-5% faster at 16 and 32 experts, 0-6% slower at 128;
+// - FP8Current's Dgrad (E5M2 x E4M3, 128x192): 1-8% slower, but for one case.
+// 128x128 subtiles (one a tile) were slower than CUTLASS's choice. So the Wgrad-only kinds (BF16
+// NT, 1x128 x 1x128 blocks) and FP8Current's Fprop take 128x64 in their wide configuration, and
+// the two kinds where it wins some shapes and loses others (1x128 x 128x128 blocks, E5M2 x E4M3)
+// have it as one more configuration.
+inline constexpr int kWideEpilogueN = 64;
 
 // PyTorch's choice for torch._grouped_mm on sm90 (aten/src/ATen/native/cuda/GroupMM.cu): ping-pong
 // 64x128x128 where a group averages at most 128 rows (or Q <= 128), cooperative 128x256x64

@@ -44,8 +44,9 @@ constexpr double kFastAccumulationTolerance = 1e-2;
 // configuration that goes missing fails here.
 constexpr size_t kBf16Configurations = 2;
 constexpr size_t kFp8Configurations = 3;
-// The E5M2 x E4M3 split kind (Dgrad and Wgrad) has one more: Wgrad's epilogue subtiles.
-constexpr size_t kTensorwiseGradientConfigurations = 4;
+// The E5M2 x E4M3 split kind (Dgrad and Wgrad) and 1x128 x 128x128 blocks (Fprop and Dgrad) have
+// one more: their wide configuration with 128x64 epilogue subtiles.
+constexpr size_t kFp8TwoEpilogueConfigurations = 4;
 
 // How an operand is stored: BF16, tensorwise current scaling in `format`, or a block layout
 // (E4M3).
@@ -318,14 +319,14 @@ TEST(CutlassGroupedGemm, Fp8MatchesReferenceInEveryKindAndConfiguration) {
           {{"Wgrad E5M2 x E4M3, split", kTn, kE5m2Tensorwise, kE4m3Tensorwise, false,
             kContractionVaries},
            "tensorwise E5M2 x E4M3, split accum"},
+          {{"Fprop/Dgrad 1x128 x 128x128", kTn, k1x128, k128x128, false, kBlockRowsVary},
+           "1x128 x 128x128 block scales"},
       },
-      kTensorwiseGradientConfigurations, "FP8");
+      kFp8TwoEpilogueConfigurations, "FP8");
   expect_cases_match_reference(
       {
           {{"Fprop E4M3 x E4M3, fast", kTn, kE4m3Tensorwise, kE4m3Tensorwise, true, kRowsVary},
            "tensorwise E4M3 x E4M3, fast accum"},
-          {{"Fprop/Dgrad 1x128 x 128x128", kTn, k1x128, k128x128, false, kBlockRowsVary},
-           "1x128 x 128x128 block scales"},
           {{"Wgrad 1x128 x 1x128", kTn, k1x128, k1x128, false, kBlockContractionVaries},
            "1x128 x 1x128 block scales"},
       },
@@ -365,7 +366,7 @@ TEST(CutlassGroupedGemm, BlockwiseRepacksWeightScalesEveryRun) {
     const Groups groups(c, stream.stream);
     const std::vector<std::unique_ptr<GroupedGemm>> gemms =
         make_cutlass_grouped_gemms(groups.problems(), stream.stream);
-    EXPECT_EQ(gemms.size(), kFp8Configurations);
+    EXPECT_EQ(gemms.size(), kFp8TwoEpilogueConfigurations);
     for (const std::unique_ptr<GroupedGemm>& gemm : gemms) {
       EXPECT_TRUE(contains(gemm->algorithm(),
                            "1x128 x 128x128 block scales, 128x128 scales "
