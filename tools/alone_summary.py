@@ -48,7 +48,7 @@ def main():
         in_group = grouped.get(name, {}).get("TFLOPS")
         group_text = f"{in_group:7.0f}" if in_group else f"{'-':>7}"
         diff = f"{100 * (tflops / in_group - 1):+5.1f}%" if in_group else f"{'':>6}"
-        short = name.removesuffix("/manual_time")
+        short = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
         print(f"{short:<80} {group_text} {tflops:7.0f} {diff}  "
               f"{implementation(entry.get('label', ''))}")
 

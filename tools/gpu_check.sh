@@ -656,7 +656,7 @@ stage_alone() {
   for entry in "${entries[@]}"; do
     flags=${entry%%|*}
     filter=${entry#*|}
-    tag="$i"
+    tag=$i
     i=$((i + 1))
     # shellcheck disable=SC2086 # $flags: gemm_bench flags, split on spaces
     run "alone_group_$tag" "$bench" $flags --benchmark_filter="$filter" --gpu_warmup=2 \
