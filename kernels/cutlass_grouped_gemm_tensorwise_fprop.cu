@@ -9,7 +9,7 @@ namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> tensorwise_fprop_configurations() {
   return fp8_configurations<Tensorwise<cutlass::float_e4m3_t, FastAccumulation>, 256,
-                            kWideEpilogueN>();
+                            WideEpilogue::kWide>();
 }
 
 }  // namespace gemmscope::cutlass_grouped

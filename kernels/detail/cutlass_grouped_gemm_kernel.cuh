@@ -394,15 +394,20 @@ Configuration configuration(unsigned meant_for) {
 // have it as one more configuration.
 inline constexpr int kWideEpilogueN = 64;
 
+// The epilogue subtiles of a kind's wide configuration: CUTLASS's, 128 x kWideEpilogueN, or the
+// wide configuration twice, once with each (the second listed last), for the trial to choose.
+enum class WideEpilogue { kCutlass, kWide, kBoth };
+
 // PyTorch's choice for torch._grouped_mm on sm90 (aten/src/ATen/native/cuda/GroupMM.cu): ping-pong
 // 64x128x128 where a group averages at most 128 rows (or Q <= 128), cooperative 128x256x64
-// otherwise, both with clusters of 2x1; kWideEpilogueN: the cooperative tile's epilogue subtile
-// width (0: CUTLASS's).
-template <class Kind, int kWideEpilogueN = 0>
+// otherwise, both with clusters of 2x1 (the cooperative tile is the wide configuration).
+template <class Kind, WideEpilogue kEpilogue = WideEpilogue::kCutlass>
 std::vector<Configuration> bf16_configurations() {
+  static_assert(kEpilogue != WideEpilogue::kBoth, "not instantiated for BF16");
+  constexpr int kEpilogueN = kEpilogue == WideEpilogue::kWide ? kWideEpilogueN : 0;
   return {
-      configuration<Kind, Cooperative, 128, 256, 64, 2, 1, kWideEpilogueN>(kMediumGroups |
-                                                                           kLargeGroups),
+      configuration<Kind, Cooperative, 128, 256, 64, 2, 1, kEpilogueN>(kMediumGroups |
+                                                                       kLargeGroups),
       configuration<Kind, Pingpong, 64, 128, 128, 2, 1>(kSmallGroups),
   };
 }
@@ -413,15 +418,21 @@ std::vector<Configuration> bf16_configurations() {
 // warpgroup's mainloop hides each tile's epilogue. 128x256 needs fast accumulation (one set of
 // accumulators); split accumulation takes 128x192; block scales keep 128x128 (CUTLASS 4.2 does
 // not build 128x256 with 128x128 scales, and 1x128 x 1x128 spills at 128x192), so their wide
-// configuration is the 2x1 cluster alone. kLargeEpilogueN: the wide configuration's epilogue
-// subtile width (0: CUTLASS's).
-template <class Kind, int kLargeTileN, int kLargeEpilogueN = 0>
+// configuration is the 2x1 cluster alone.
+template <class Kind, int kLargeTileN, WideEpilogue kEpilogue = WideEpilogue::kCutlass>
 std::vector<Configuration> fp8_configurations() {
-  return {
+  constexpr int kEpilogueN = kEpilogue == WideEpilogue::kWide ? kWideEpilogueN : 0;
+  std::vector<Configuration> configurations = {
       configuration<Kind, Cooperative, 128, 128, 128, 1, 2>(kMediumGroups),
-      configuration<Kind, Cooperative, 128, kLargeTileN, 128, 2, 1, kLargeEpilogueN>(kLargeGroups),
+      configuration<Kind, Cooperative, 128, kLargeTileN, 128, 2, 1, kEpilogueN>(kLargeGroups),
       configuration<Kind, Pingpong, 64, 128, 128, 1, 2>(kSmallGroups),
   };
+  if constexpr (kEpilogue == WideEpilogue::kBoth) {
+    configurations.push_back(
+        configuration<Kind, Cooperative, 128, kLargeTileN, 128, 2, 1, kWideEpilogueN>(
+            kLargeGroups));
+  }
+  return configurations;
 }
 
 }  // namespace gemmscope::cutlass_grouped
