@@ -8,21 +8,19 @@ warm-up; tools/gpu_check.sh's stage `alone` writes both files of every case that
 
 Reads Google Benchmark JSON; plain Python 3, no third-party modules."""
 import glob
-import json
 import os
 import sys
 
+from run_diff import case_entries
+
 
 def entries(paths):
-    """name -> the case's plain entry, over every file in paths (errors and skips left out)."""
+    """name -> the case's entry (run_diff.case_entries), over every file in paths; the first file
+    that has a case gives it."""
     found = {}
     for path in paths:
-        with open(path) as f:
-            for entry in json.load(f).get("benchmarks", []):
-                if entry.get("error_occurred") or entry.get("skipped"):
-                    continue
-                if entry.get("run_type", "iteration") == "iteration":
-                    found.setdefault(entry["name"], entry)
+        for name, entry in case_entries(path).items():
+            found.setdefault(name, entry)
     return found
 
 
