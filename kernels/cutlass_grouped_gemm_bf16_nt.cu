@@ -7,7 +7,7 @@
 namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> bf16_nt_configurations() {
-  return bf16_configurations<Bf16<false, false>, WideEpilogue::kWide>();
+  return with_tile_runs(bf16_configurations<Bf16<false, false>, WideEpilogue::kWide>());
 }
 
 }  // namespace gemmscope::cutlass_grouped

@@ -7,7 +7,7 @@
 namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> block_1d_by_1d_configurations() {
-  return fp8_configurations<Block1dBy1d, 128, WideEpilogue::kWide>();
+  return with_tile_runs(fp8_configurations<Block1dBy1d, 128, WideEpilogue::kWide>());
 }
 
 }  // namespace gemmscope::cutlass_grouped

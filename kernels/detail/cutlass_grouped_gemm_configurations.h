@@ -41,6 +41,7 @@ void repack_weight_scales(const WeightScaleRepack& repack, const float* const* s
 struct PlanOptions {
   std::string kind;  // the algorithm label's tail: "tensorwise E4M3 x E4M3, fast accum", ...
   std::optional<WeightScaleRepack> repack;
+  int tile_run = 1;  // consecutive cluster tiles a cluster takes (cutlass_tile_run_scheduler.cuh)
 };
 
 // Average rows a group (P), the measure the configurations are ordered by
@@ -63,6 +64,7 @@ struct Configuration {
   int tile_m, tile_n, tile_k;
   int cluster_m, cluster_n;
   int epilogue_n;      // the epilogue subtile's width; 0: CUTLASS's choice
+  int tile_run;        // consecutive tiles a cluster takes; 1: CUTLASS's order
   unsigned meant_for;  // GroupSizes
   MakePlan make;
 
@@ -73,7 +75,8 @@ struct Configuration {
            std::to_string(cluster_n) +
            (epilogue_n == 0
                 ? ""
-                : ", epilogue " + std::to_string(tile_m) + "x" + std::to_string(epilogue_n));
+                : ", epilogue " + std::to_string(tile_m) + "x" + std::to_string(epilogue_n)) +
+           (tile_run == 1 ? "" : ", tile runs of " + std::to_string(tile_run));
   }
 };
 

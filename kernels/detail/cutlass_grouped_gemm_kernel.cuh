@@ -26,6 +26,7 @@
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 
 #include "kernels/detail/cutlass_grouped_gemm_configurations.h"
+#include "kernels/detail/cutlass_tile_run_scheduler.cuh"
 #include "kernels/device_buffer.h"
 #include "quant/cuda_check.h"
 #include "quant/unsupported.h"
@@ -36,7 +37,7 @@
 
 namespace gemmscope::cutlass_grouped {
 
-using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;  // (P, Q, K)
+using ProblemShape = TileRunProblemShape;  // (P, Q, K) a group
 using ElementOutput = cutlass::bfloat16_t;
 using LayoutOutput = cutlass::layout::RowMajor;
 inline constexpr int kOutputAlignment = kTmaAlignmentBytes / sizeof(ElementOutput);
@@ -253,7 +254,9 @@ class Plan final : public GroupedGemm {
     CUDA_CHECK(cudaGetDevice(&device));
     typename Gemm::Arguments arguments{};
     arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
-    arguments.problem_shape = {static_cast<int>(groups.size()), shapes_.get(), host_shapes_.data()};
+    arguments.problem_shape = {
+        {static_cast<int>(groups.size()), shapes_.get(), host_shapes_.data()}};
+    arguments.scheduler.run = options.tile_run;
     arguments.mainloop.ptr_A = a_.get();
     arguments.mainloop.dA = stride_a_.get();
     arguments.mainloop.ptr_B = b_.get();
@@ -367,8 +370,8 @@ template <class Kind, class Schedule, int kTileM, int kTileN, int kTileK, int kC
           int kClusterN, int kEpilogueN = 0>
 Configuration configuration(unsigned meant_for) {
   using K = Kernel<Kind, Schedule, kTileM, kTileN, kTileK, kClusterM, kClusterN, kEpilogueN>;
-  return {Schedule::kName, kTileM,     kTileN,    kTileK,       kClusterM,
-          kClusterN,       kEpilogueN, meant_for, &make_plan<K>};
+  return {Schedule::kName, kTileM,     kTileN, kTileK,    kClusterM,
+          kClusterN,       kEpilogueN, 1,      meant_for, &make_plan<K>};
 }
 
 // ---- The configurations of each kind --------------------------------------------------------
@@ -433,6 +436,33 @@ std::vector<Configuration> fp8_configurations() {
             kLargeGroups));
   }
   return configurations;
+}
+
+// Tile runs (kernels/detail/cutlass_tile_run_scheduler.cuh): each cluster takes kTileRun
+// consecutive tiles instead of every (clusters in the grid)-th one. Against CUTLASS's order, in
+// the same configuration (H100, 2026-11-26, --list_kernels trials of runs of 1, 2, 4 and 8 over
+// Qwen3-30B-A3B at 128 and 16 experts a rank and DeepSeek-V3, docs/moe.md):
+// - the K-grouped Wgrad at 128 experts a rank (two k-blocks a tile): runs of 4 faster by 11-17% in
+//   FP8Block, 6-8% in FP8Current, 1-5% in BF16; at 16 and 32 experts within 5% either way;
+// - FP8Block's Fprop of expert_down (K = 768, six k-blocks): 2-6% faster at 128 and 16 experts;
+// - where each tile's operands are long (K of 2048 and more) runs lose up to 30%: the tiles in
+//   flight at once span four times as many tiles, whose operands no longer share L2.
+// Runs of 2 and 8 did no better than 4 beyond the trials' noise (1-3%). So the kinds of those
+// GEMMs (BF16 NT, E5M2 x E4M3, both block kinds) list each wide configuration once more with runs,
+// for the trial to choose; the others, where runs never won by more than the noise, do not.
+inline constexpr int kTileRun = 4;
+
+// `listed`, then each of its wide configurations (those meant for large groups) with tile runs.
+inline std::vector<Configuration> with_tile_runs(std::vector<Configuration> listed) {
+  const size_t count = listed.size();
+  for (size_t i = 0; i < count; ++i) {
+    if ((listed[i].meant_for & kLargeGroups) == 0)
+      continue;
+    Configuration runs = listed[i];
+    runs.tile_run = kTileRun;
+    listed.push_back(runs);
+  }
+  return listed;
 }
 
 }  // namespace gemmscope::cutlass_grouped

@@ -41,12 +41,15 @@ constexpr double kTolerance = 4e-3;
 constexpr double kFastAccumulationTolerance = 1e-2;
 
 // How many configurations each kind lists (kernels/detail/cutlass_grouped_gemm_kernel.cuh): a
-// configuration that goes missing fails here.
+// configuration that goes missing fails here. BF16 two, FP8 three; the E5M2 x E4M3 split kind
+// (Dgrad and Wgrad) and 1x128 x 128x128 blocks (Fprop and Dgrad) one more, their wide
+// configuration with 128x64 epilogue subtiles; the kinds with tile runs (BF16 NT, E5M2 x E4M3,
+// both block kinds) each wide configuration once more.
 constexpr size_t kBf16Configurations = 2;
-constexpr size_t kFp8Configurations = 3;
-// The E5M2 x E4M3 split kind (Dgrad and Wgrad) and 1x128 x 128x128 blocks (Fprop and Dgrad) have
-// one more: their wide configuration with 128x64 epilogue subtiles.
-constexpr size_t kFp8TwoEpilogueConfigurations = 4;
+constexpr size_t kBf16WgradConfigurations = 3;
+constexpr size_t kFp8FpropConfigurations = 3;        // E4M3 x E4M3, fast accumulation
+constexpr size_t kFp8WgradBlockConfigurations = 4;   // 1x128 x 1x128
+constexpr size_t kFp8TwoEpilogueConfigurations = 6;  // E5M2 x E4M3, 1x128 x 128x128
 
 // How an operand is stored: BF16, tensorwise current scaling in `format`, or a block layout
 // (E4M3).
@@ -224,14 +227,17 @@ class Groups {
     fill(1, stream);
   }
 
-  // Group g's left operand scaled by `step` times 8^g, its right by `step` times 4^-g: each
-  // group's scales differ from every other group's (a kernel reading another group's scale, or
-  // one array's scale for every group, fails), and both operands' change with `step`.
+  // Group g's left operand scaled by `step` times 8^e, its right by `step` times 4^-e, where
+  // e = g mod 10, and both by 1 + (g div 10) / 8: each group's scales differ from every other
+  // group's (a kernel reading another group's scale, or one array's scale for every group,
+  // fails), both operands' change with `step`, and forty groups stay within what the reference's
+  // FP32 sums of squares hold (8^39 did not).
   void fill(float step, cudaStream_t stream) {
     for (size_t g = 0; g < groups_.size(); ++g) {
-      const int e = static_cast<int>(g);
-      groups_[g]->fill(static_cast<uint32_t>(100 + 2 * g), step * std::ldexp(1.0f, 3 * e),
-                       step * std::ldexp(1.0f, -2 * e), stream);
+      const int e = static_cast<int>(g % 10);
+      const float tens = 1.0f + static_cast<float>(g / 10) / 8.0f;
+      groups_[g]->fill(static_cast<uint32_t>(100 + 2 * g), step * tens * std::ldexp(1.0f, 3 * e),
+                       step * tens * std::ldexp(1.0f, -2 * e), stream);
     }
   }
 
@@ -285,17 +291,18 @@ void expect_case_matches_reference(const Case& c, size_t count, const std::strin
       << "two configurations with one label";
 }
 
-// A case and the kind its algorithm labels name.
+// A case, the kind its algorithm labels name and how many configurations it has.
 struct KindCase {
   Case c;
   const char* kind;
+  size_t configurations;
 };
 
-void expect_cases_match_reference(const std::vector<KindCase>& cases, size_t count,
+void expect_cases_match_reference(const std::vector<KindCase>& cases,
                                   const std::string& precision) {
-  for (const auto& [c, kind] : cases) {
-    expect_case_matches_reference(c, count, "CUTLASS sm90 grouped " + precision + " (ptr-array, ",
-                                  kind);
+  for (const auto& [c, kind, configurations] : cases) {
+    expect_case_matches_reference(c, configurations,
+                                  "CUTLASS sm90 grouped " + precision + " (ptr-array, ", kind);
   }
 }
 
@@ -303,11 +310,13 @@ TEST(CutlassGroupedGemm, Bf16MatchesReferenceInEveryLayoutAndConfiguration) {
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
   expect_cases_match_reference(
       {
-          {{"Fprop TN", kTn, kBf16, kBf16, false, kBf16RowsVary}, "TN"},
-          {{"Dgrad NN", kNn, kBf16, kBf16, false, kBf16RowsVary}, "NN"},
-          {{"Wgrad NT (K-grouped)", kNt, kBf16, kBf16, false, kBf16ContractionVaries}, "NT"},
+          {{"Fprop TN", kTn, kBf16, kBf16, false, kBf16RowsVary}, "TN", kBf16Configurations},
+          {{"Dgrad NN", kNn, kBf16, kBf16, false, kBf16RowsVary}, "NN", kBf16Configurations},
+          {{"Wgrad NT (K-grouped)", kNt, kBf16, kBf16, false, kBf16ContractionVaries},
+           "NT",
+           kBf16WgradConfigurations},
       },
-      kBf16Configurations, "BF16");
+      "BF16");
 }
 
 TEST(CutlassGroupedGemm, Fp8MatchesReferenceInEveryKindAndConfiguration) {
@@ -315,22 +324,62 @@ TEST(CutlassGroupedGemm, Fp8MatchesReferenceInEveryKindAndConfiguration) {
   expect_cases_match_reference(
       {
           {{"Dgrad E5M2 x E4M3, split", kTn, kE5m2Tensorwise, kE4m3Tensorwise, false, kRowsVary},
-           "tensorwise E5M2 x E4M3, split accum"},
+           "tensorwise E5M2 x E4M3, split accum",
+           kFp8TwoEpilogueConfigurations},
           {{"Wgrad E5M2 x E4M3, split", kTn, kE5m2Tensorwise, kE4m3Tensorwise, false,
             kContractionVaries},
-           "tensorwise E5M2 x E4M3, split accum"},
+           "tensorwise E5M2 x E4M3, split accum",
+           kFp8TwoEpilogueConfigurations},
           {{"Fprop/Dgrad 1x128 x 128x128", kTn, k1x128, k128x128, false, kBlockRowsVary},
-           "1x128 x 128x128 block scales"},
+           "1x128 x 128x128 block scales",
+           kFp8TwoEpilogueConfigurations},
+          {{"Fprop E4M3 x E4M3, fast", kTn, kE4m3Tensorwise, kE4m3Tensorwise, true, kRowsVary},
+           "tensorwise E4M3 x E4M3, fast accum",
+           kFp8FpropConfigurations},
+          {{"Wgrad 1x128 x 1x128", kTn, k1x128, k1x128, false, kBlockContractionVaries},
+           "1x128 x 1x128 block scales",
+           kFp8WgradBlockConfigurations},
       },
-      kFp8TwoEpilogueConfigurations, "FP8");
+      "FP8");
+}
+
+// The groups above have fewer tiles than one round of tile runs (runs of 4 on every SM), so the
+// runs' configurations take CUTLASS's order there. These have more: forty groups of the same K
+// (or rows) by 1000 columns, the K-grouped ones 392 rows (four 128-row tiles, the last partial),
+// 640 to 1280 tiles in all, so that each cluster runs through whole runs and then the tail in
+// CUTLASS's order, across groups of their own K or rows.
+std::vector<Shape> forty_groups(const std::vector<Shape>& pattern, int64_t rows = 0) {
+  std::vector<Shape> groups;
+  for (size_t g = 0; g < 40; ++g) {
+    const Shape& s = pattern[g % pattern.size()];
+    groups.push_back({rows > 0 ? rows : s.p, s.k, 1000});
+  }
+  return groups;
+}
+
+TEST(CutlassGroupedGemm, TileRunsMatchReferenceOverMoreTilesThanARound) {
+  GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
+  expect_cases_match_reference({{{"Wgrad NT (K-grouped)", kNt, kBf16, kBf16, false,
+                                  forty_groups(kBf16ContractionVaries, 392)},
+                                 "NT",
+                                 kBf16WgradConfigurations}},
+                               "BF16");
   expect_cases_match_reference(
       {
-          {{"Fprop E4M3 x E4M3, fast", kTn, kE4m3Tensorwise, kE4m3Tensorwise, true, kRowsVary},
-           "tensorwise E4M3 x E4M3, fast accum"},
-          {{"Wgrad 1x128 x 1x128", kTn, k1x128, k1x128, false, kBlockContractionVaries},
-           "1x128 x 1x128 block scales"},
+          {{"Wgrad E5M2 x E4M3, split", kTn, kE5m2Tensorwise, kE4m3Tensorwise, false,
+            forty_groups(kContractionVaries, 392)},
+           "tensorwise E5M2 x E4M3, split accum",
+           kFp8TwoEpilogueConfigurations},
+          {{"Fprop/Dgrad 1x128 x 128x128", kTn, k1x128, k128x128, false,
+            forty_groups(kBlockRowsVary)},
+           "1x128 x 128x128 block scales",
+           kFp8TwoEpilogueConfigurations},
+          {{"Wgrad 1x128 x 1x128", kTn, k1x128, k1x128, false,
+            forty_groups(kBlockContractionVaries, 392)},
+           "1x128 x 1x128 block scales",
+           kFp8WgradBlockConfigurations},
       },
-      kFp8Configurations, "FP8");
+      "FP8");
 }
 
 // Autocast quantizes again before every GEMM, with new scales (here both operands' 1024 times
