@@ -56,9 +56,11 @@ using MakePlan = std::unique_ptr<GroupedGemm> (*)(const std::vector<GemmProblem>
                                                   const std::string& algorithm,
                                                   const PlanOptions& options, cudaStream_t stream);
 
-// One instantiated kernel: its schedule, CTA tile (M x N x K) and cluster (M x N), the group
-// sizes it is meant for, and the factory of its plan (throws Unsupported when CUTLASS's
-// can_implement refuses the groups).
+// One instantiated kernel and the order it takes its tiles in: its schedule, CTA tile
+// (M x N x K), cluster (M x N) and epilogue subtile, its tile runs (an argument, not an
+// instantiation: kernels/detail/cutlass_tile_run_scheduler.cuh), the group sizes it is meant
+// for, and the factory of its plan (throws Unsupported when CUTLASS's can_implement refuses the
+// groups).
 struct Configuration {
   const char* schedule;  // "cooperative" or "ping-pong"
   int tile_m, tile_n, tile_k;
@@ -68,7 +70,8 @@ struct Configuration {
   unsigned meant_for;  // GroupSizes
   MakePlan make;
 
-  // "cooperative 128x128x128, cluster 1x2" (then ", epilogue 128x64" where it is set)
+  // "cooperative 128x128x128, cluster 1x2" (then ", epilogue 128x64" and ", tile runs of 4"
+  // where they are set)
   std::string name() const {
     return std::string(schedule) + " " + std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            "x" + std::to_string(tile_k) + ", cluster " + std::to_string(cluster_m) + "x" +
