@@ -10,13 +10,12 @@
 #include <memory>
 #include <string>
 
+#include "kernels/detail/fp8_block_gemm.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope::cutlass_dense {
 
-// The two FP8Block GEMMs (DeepGEMM's names): "1D2D" is 1x128 x 128x128 (Fprop, Dgrad), "1D1D"
-// 1x128 x 1x128 (Wgrad).
-enum class BlockScaling { k1d2d, k1d1d };
+using detail::BlockScaling;
 
 enum class Schedule {
   kCooperative,  // two consumer warp groups share each tile (its two 64-row halves)
@@ -28,18 +27,8 @@ enum class TileScheduler {
   kStreamK,     // tiles of the last waves split along K (CUTLASS's heuristic decides how far)
 };
 
-// One checked FP8Block GEMM in CUTLASS's terms: D[m, n] (BF16, row-major) = A[m, k] · B[n, k]ᵀ,
-// A and B E4M3 and K-major, A's scales 1x128, B's 128x128 (1D2D) or 1x128 (1D1D), both in our
-// (cuBLASLt's) layouts, quant/fp8_scale_layout.h.
-struct Problem {
-  BlockScaling scaling = BlockScaling::k1d2d;
-  int m = 0, n = 0, k = 0;
-  const void* a = nullptr;
-  const void* b = nullptr;
-  void* d = nullptr;
-  const float* scale_a = nullptr;
-  const float* scale_b = nullptr;
-};
+// One checked FP8Block GEMM (kernels/detail/fp8_block_gemm.h).
+using Problem = detail::Fp8BlockGemm;
 
 // What a configuration is, for its label and the ranking, and how to plan it.
 struct Configuration {
