@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kernels/cutlass_dense_gemm.h"
+#include "kernels/deepgemm_dense_gemm.h"
 #include "quant/unsupported.h"
 
 namespace gemmscope {
@@ -47,6 +48,8 @@ Candidates dense_candidates(DenseProvider provider, const RecipeContext& context
                                         context.stream));
     case DenseProvider::kCutlass:
       return make_cutlass_dense_gemms(problems.front(), context.stream);
+    case DenseProvider::kDeepGemm:
+      return make_deepgemm_dense_gemms(problems.front(), context.stream);
   }
   throw std::logic_error("unknown dense GEMM provider");
 }

@@ -361,6 +361,9 @@ How to time (see docs/timing.md):
                                          precision)
                                cutlass   CUTLASS's Hopper block-scaled FP8 GEMMs (FP8Block;
                                          a build with CUTLASS, sm_90)
+                               deepgemm  DeepGEMM's Hopper FP8 1x128 x 128x128 GEMM
+                                         (FP8Block Fprop, Dgrad; a build with DeepGEMM,
+                                         sm_90, 132 SMs)
   --profile                  for runs under nsys/ncu: cudaProfilerStart/Stop around each timed
                              loop, and the stream is not held by a spinning kernel (profilers
                              serialise launches); no settling, no kernel timer and no GPC

@@ -8,6 +8,8 @@ const char* dense_provider_name(DenseProvider provider) {
       return "cublaslt";
     case DenseProvider::kCutlass:
       return "cutlass";
+    case DenseProvider::kDeepGemm:
+      return "deepgemm";
   }
   return "?";
 }

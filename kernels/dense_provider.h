@@ -1,7 +1,8 @@
 #pragma once
 // Who runs a dense (not grouped) GEMM case, --provider: cuBLASLt, what training frameworks call
-// for every dense GEMM, or CUTLASS's Hopper kernels (kernels/cutlass_dense_gemm.h), where a
-// recipe's best public kernels are faster than cuBLASLt's (FP8 block scaling).
+// for every dense GEMM, or, for FP8 block scaling, where the best public kernels are faster than
+// cuBLASLt's, CUTLASS's Hopper kernels (kernels/cutlass_dense_gemm.h) or DeepGEMM's
+// (kernels/deepgemm_dense_gemm.h).
 
 #include <optional>
 #include <string_view>
@@ -11,14 +12,15 @@ namespace gemmscope {
 enum class DenseProvider {
   kCublasLt,  // one cuBLASLt matmul (kernels/gemm_plan.h), or its emulation
   kCutlass,   // CUTLASS sm90 kernels: FP8 1x128 x 128x128 and 1x128 x 1x128 block scaling
+  kDeepGemm,  // DeepGEMM's sm90 kernel: FP8 1x128 x 128x128 block scaling
 };
 
-// "cublaslt", "cutlass": the --provider tokens.
+// "cublaslt", "cutlass", "deepgemm": the --provider tokens.
 const char* dense_provider_name(DenseProvider provider);
 std::optional<DenseProvider> parse_dense_provider(std::string_view token);
 
 // Every provider, in the order --provider=auto tries them.
-inline constexpr DenseProvider kDenseProviders[] = {DenseProvider::kCublasLt,
-                                                    DenseProvider::kCutlass};
+inline constexpr DenseProvider kDenseProviders[] = {
+    DenseProvider::kCublasLt, DenseProvider::kCutlass, DenseProvider::kDeepGemm};
 
 }  // namespace gemmscope

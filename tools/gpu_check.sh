@@ -3,8 +3,9 @@
 # $OUT (default ./gpu-check). Stages run in the order given (default: build test verify emulated
 # sweep spread ncu probe sanitize quantncu):
 #   build    configure and build (Release; CUDA arch from $CUDA_ARCH, default 90; CUTLASS from
-#            $CUTLASS_DIR, default .carry/cutlass; more configure flags in $CMAKE_FLAGS; only the
-#            targets $BUILD_TARGETS, space-separated, when set)
+#            $CUTLASS_DIR, default .carry/cutlass; DeepGEMM from $DEEPGEMM_DIR, default
+#            .carry/deepgemm; more configure flags in $CMAKE_FLAGS; only the targets
+#            $BUILD_TARGETS, space-separated, when set)
 #   test     ctest: host tests and the GPU tests (those matching the regex $CTEST_FILTER, if set)
 #   verify   every case of the default config once, with --verify (rel_err, recipe_err)
 #   emulated MXFP8 and NVFP4 cases with --verify --emulate (exact emulation on pre-Blackwell GPUs)
@@ -93,9 +94,12 @@ stage_build() {
   # CUTLASS headers, when carried along (.carry/cutlass/include), build the grouped FP8 kernel.
   local cutlass=${CUTLASS_DIR:-.carry/cutlass} cutlass_flag=()
   [ -d "$cutlass/include/cutlass" ] && cutlass_flag=("-DGEMMSCOPE_CUTLASS_DIR=$(realpath "$cutlass")")
+  # DeepGEMM's headers, when carried along (a clone, or its deep_gemm/include, in .carry/deepgemm).
+  local deepgemm=${DEEPGEMM_DIR:-.carry/deepgemm} deepgemm_flag=()
+  [ -d "$deepgemm" ] && deepgemm_flag=("-DGEMMSCOPE_DEEPGEMM_DIR=$(realpath "$deepgemm")")
   # shellcheck disable=SC2086 # CMAKE_FLAGS: more configure flags, split on spaces
   run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
-    "${cutlass_flag[@]}" ${CMAKE_FLAGS:-} &&
+    "${cutlass_flag[@]}" "${deepgemm_flag[@]}" ${CMAKE_FLAGS:-} &&
     run build cmake --build build ${BUILD_TARGETS:+--target $BUILD_TARGETS} -- -k 0
   tail -5 "$out/build.log"
 }

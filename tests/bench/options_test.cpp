@@ -313,6 +313,9 @@ TEST(Options, ProviderIsAutoOrAnOrderedListOfProviders) {
   Args one({"--provider=cublaslt"});
   EXPECT_EQ(parse_options(&one.argc, one.pointers.data()).provider.listed,
             std::vector<DenseProvider>{DenseProvider::kCublasLt});
+  Args deepgemm({"--provider=deepgemm,cutlass"});
+  EXPECT_EQ(parse_options(&deepgemm.argc, deepgemm.pointers.data()).provider.listed,
+            (std::vector<DenseProvider>{DenseProvider::kDeepGemm, DenseProvider::kCutlass}));
 }
 
 TEST(Options, ProviderRefusesUnknownRepeatedAndEmptyProviders) {
@@ -324,7 +327,8 @@ TEST(Options, ProviderRefusesUnknownRepeatedAndEmptyProviders) {
       ADD_FAILURE() << value << " was accepted";
     } catch (const std::invalid_argument& e) {
       EXPECT_THAT(e.what(), HasSubstr("--provider")) << value;
-      EXPECT_THAT(e.what(), HasSubstr("auto or a comma-separated list of cublaslt, cutlass"))
+      EXPECT_THAT(e.what(),
+                  HasSubstr("auto or a comma-separated list of cublaslt, cutlass, deepgemm"))
           << value;
       EXPECT_THAT(e.what(), Not(HasSubstr("true"))) << value << ": a value never typed";
     }

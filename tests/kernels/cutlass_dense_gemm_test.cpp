@@ -29,15 +29,17 @@
 #include "quant/fp8_operand.h"
 #include "quant/unsupported.h"
 #include "tests/kernels/cutlass_test_support.h"
+#include "tests/kernels/fp8_block_gemm_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {
 namespace {
 
 using testing::contains;
-
-// As bench/recipes/fp8_recipe.h: the BF16 output's rounding.
-constexpr double kTolerance = 4e-3;
+using testing::DenseCase;
+using testing::dims;
+using testing::GemmShape;
+using testing::kShapes;
 
 // How many configurations each kind instantiates (kernels/cutlass_dense_gemm.cpp).
 constexpr size_t kConfigurationsPerKind = 4;
@@ -55,128 +57,16 @@ const Kind k1d2d{"Fprop/Dgrad 1x128 x 128x128", ScaleLayout::kBlock128x128,
 const Kind k1d1d{"Wgrad 1x128 x 1x128", ScaleLayout::kVec128,
                  "CUTLASS sm90 FP8 1x128 x 1x128 block scales ("};
 
-// One K-major E4M3 operand [rows, k], quantized by quant/fp8_block.h.
-class BlockOperand {
- public:
-  BlockOperand(int64_t rows, int64_t k, ScaleLayout layout)
-      : layout_(rows, k, ElementFormat::kE4M3, layout),
-        input_(static_cast<size_t>(rows * k)),
-        data_(static_cast<size_t>(layout_.data_bytes())),
-        scales_(static_cast<size_t>(layout_.rowwise_scale_count())) {}
-
-  // random_bf16(seed) times `magnitude`, times a power of two from 1/4 to 4 that changes with
-  // every 128-row and every 128-column block, so that neighbouring scale slots differ; then
-  // quantized. (A wider range would hide the small blocks in the relative Frobenius error.)
-  void quantize(uint32_t seed, float magnitude, cudaStream_t stream) {
-    const int64_t rows = layout_.rows, cols = layout_.cols;
-    std::vector<__nv_bfloat16> values = testing::random_bf16(rows, cols, seed);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) {
-        const int exponent = static_cast<int>((r / 128 * 3 + c / 128) % 5) - 2;
-        __nv_bfloat16& v = values[r * cols + c];
-        v = __float2bfloat16(__bfloat162float(v) * magnitude * std::ldexp(1.0f, exponent));
-      }
-    }
-    CUDA_CHECK(cudaMemcpyAsync(input_.get(), values.data(), input_.bytes(), cudaMemcpyHostToDevice,
-                               stream));
-    const Fp8BlockTargets targets{data_.get(), scales_.get(), nullptr, nullptr};
-    if (layout_.scale_layout == ScaleLayout::kVec128) {
-      quantize_fp8_1x128(input_.get(), rows, cols, targets, stream);
-    } else {
-      quantize_fp8_128x128(input_.get(), rows, cols, targets, stream);
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // `values` ends here
-  }
-
-  QuantizedTensor tensor() const { return layout_.rowwise(data_.get(), scales_.get()); }
-
- private:
-  Fp8OperandLayout layout_;
-  DeviceBuffer<__nv_bfloat16> input_;
-  DeviceBuffer<uint8_t> data_;
-  DeviceBuffer<float> scales_;
-};
-
-struct Shape {
-  int64_t m, k, n;
-};
-
-std::string dims(const Shape& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
+std::vector<std::string> expect_every_configuration_matches(const GemmShape& shape,
+                                                            const Kind& kind) {
+  SCOPED_TRACE(kind.name);
+  return testing::expect_every_configuration_matches(make_cutlass_dense_gemms, shape, kind.right,
+                                                     kind.label);
 }
-
-// output[m, n] = left[m, k] · right[n, k]ᵀ, both K-major.
-class DenseCase {
- public:
-  DenseCase(const Shape& shape, const Kind& kind, cudaStream_t stream)
-      : shape_(shape),
-        left_(shape.m, shape.k, ScaleLayout::kVec128),
-        right_(shape.n, shape.k, kind.right),
-        output_(static_cast<size_t>(shape.m * shape.n)) {
-    quantize(1.0f, stream);
-  }
-
-  void quantize(float left_magnitude, cudaStream_t stream) {
-    left_.quantize(11, left_magnitude, stream);
-    right_.quantize(12, 0.25f, stream);
-  }
-
-  GemmProblem problem() const {
-    return {{left_.tensor(), true}, {right_.tensor(), true}, output_.get(), false};
-  }
-
-  // Poisons the output, runs `gemm` and checks the output against the reference and its guard.
-  void expect_match(const GroupedGemm& gemm, const char* run, cudaStream_t stream) const {
-    CUDA_CHECK(cudaMemsetAsync(output_.get(), 0xFF, output_.size() * sizeof(__nv_bfloat16),
-                               stream));  // NaN in BF16
-    gemm.run(stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    const double error = error_against_reference(problem(), output_.get(), stream);
-    EXPECT_LE(error, kTolerance) << run << " run of " << gemm.algorithm() << " on " << dims(shape_)
-                                 << ": relative error " << error
-                                 << " (NaN: an output element was not written)";
-    EXPECT_TRUE(output_.guard_intact())
-        << gemm.algorithm() << " on " << dims(shape_) << " wrote past the output's end";
-  }
-
- private:
-  Shape shape_;
-  BlockOperand left_;
-  BlockOperand right_;
-  testing::PoisonedBuffer<__nv_bfloat16> output_;
-};
-
-// Every configuration the factory returns must match, twice in a row (a second run must not
-// depend on what the first left behind, e.g. stream-K's counters). Returns their algorithms.
-std::vector<std::string> expect_every_configuration_matches(const Shape& shape, const Kind& kind) {
-  SCOPED_TRACE(std::string(kind.name) + " " + dims(shape));
-  const testing::TestStream stream;
-  const DenseCase c(shape, kind, stream.stream);
-  std::vector<std::string> algorithms;
-  for (const std::unique_ptr<GroupedGemm>& gemm :
-       make_cutlass_dense_gemms(c.problem(), stream.stream)) {
-    EXPECT_FALSE(gemm->emulated());
-    EXPECT_EQ(gemm->algorithm().rfind(kind.label, 0), 0u) << gemm->algorithm();
-    c.expect_match(*gemm, "first", stream.stream);
-    c.expect_match(*gemm, "second", stream.stream);
-    algorithms.push_back(gemm->algorithm());
-  }
-  return algorithms;
-}
-
-// The shapes (MxKxN), then ones whose scale layouts carry padding: m = 1001 pads the
-// 1x128 scales' rows to 1004 (VEC128_32F), k = 2304 pads each row of 18 weight-scale blocks to
-// 20 (BLK128x128_32F), k = 2064 ends in a partial 16-deep K block; 17x272x328 and 333x2064x136
-// leave partial tiles along every dimension (and CTAs of a cluster without a tile); 1x16x8 is
-// the least TMA takes.
-const std::vector<Shape> kShapes = {
-    {4096, 4096, 4096}, {1000, 2048, 3000}, {128, 7168, 2048}, {1001, 2304, 3000},
-    {1000, 2064, 3008}, {17, 272, 328},     {333, 2064, 136},  {1, 16, 8},
-};
 
 TEST(CutlassDenseGemm, Fprop1x128By128x128MatchesReferenceInEveryConfiguration) {
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
-  for (const Shape& shape : kShapes) {
+  for (const GemmShape& shape : kShapes) {
     const std::vector<std::string> algorithms = expect_every_configuration_matches(shape, k1d2d);
     EXPECT_EQ(algorithms.size(), kConfigurationsPerKind) << dims(shape);
   }
@@ -184,7 +74,7 @@ TEST(CutlassDenseGemm, Fprop1x128By128x128MatchesReferenceInEveryConfiguration) 
 
 TEST(CutlassDenseGemm, Wgrad1x128By1x128MatchesReferenceInEveryConfiguration) {
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
-  for (const Shape& shape : kShapes) {
+  for (const GemmShape& shape : kShapes) {
     const std::vector<std::string> algorithms = expect_every_configuration_matches(shape, k1d1d);
     EXPECT_EQ(algorithms.size(), kConfigurationsPerKind) << dims(shape);
   }
@@ -197,7 +87,7 @@ TEST(CutlassDenseGemm, ReadsTheScalesWhenItRuns) {
   for (const Kind* kind : {&k1d2d, &k1d1d}) {
     SCOPED_TRACE(kind->name);
     const testing::TestStream stream;
-    DenseCase c({1001, 2304, 3000}, *kind, stream.stream);
+    DenseCase c({1001, 2304, 3000}, kind->right, stream.stream);
     const std::vector<std::unique_ptr<GroupedGemm>> gemms =
         make_cutlass_dense_gemms(c.problem(), stream.stream);
     for (const std::unique_ptr<GroupedGemm>& gemm : gemms)
@@ -210,26 +100,10 @@ TEST(CutlassDenseGemm, ReadsTheScalesWhenItRuns) {
 
 // ---- Refusals and the ranking: need CUTLASS, not a GPU -------------------------------------
 
-// Never dereferenced: the checks come first. 16-byte aligned unless a test says otherwise.
-template <class T = void>
-T* fake(uintptr_t address) {
-  return reinterpret_cast<T*>(address);
-}
+using testing::fake;
 
-GemmOperand fake_operand(int64_t rows, int64_t k, ScaleLayout layout) {
-  GemmOperand operand;
-  operand.tensor.data = fake(0x1000);
-  operand.tensor.format = ElementFormat::kE4M3;
-  operand.tensor.rows = rows;
-  operand.tensor.cols = k;
-  operand.tensor.scale = fake(0x3000);
-  operand.tensor.scale_layout = layout;
-  return operand;
-}
-
-GemmProblem fake_problem(const Shape& s, const Kind& kind) {
-  return {fake_operand(s.m, s.k, ScaleLayout::kVec128), fake_operand(s.n, s.k, kind.right),
-          fake<__nv_bfloat16>(0x2000), false};
+GemmProblem fake_problem(const GemmShape& s, const Kind& kind) {
+  return testing::fake_problem(s, kind.right);
 }
 
 template <typename Exception>
@@ -239,7 +113,7 @@ std::string refusal(const GemmProblem& problem) {
 
 TEST(CutlassDenseGemm, RefusesWhatIsNotFp8Block) {
   GEMMSCOPE_REQUIRE_CUTLASS_BUILD();
-  const Shape shape{256, 512, 256};
+  const GemmShape shape{256, 512, 256};
 
   GemmProblem bf16 = fake_problem(shape, k1d2d);
   bf16.left.tensor.format = bf16.right.tensor.format = ElementFormat::kBF16;
@@ -333,7 +207,7 @@ std::vector<cutlass_dense::Configuration> every_configuration() {
 // included, and the factory goes on to the GPU (or fails for the lack of one).
 TEST(CutlassDenseGemm, EveryConfigurationTakesSizesWithPaddedScaleLayouts) {
   for (const Kind* kind : {&k1d2d, &k1d1d}) {
-    for (const Shape& shape : kShapes) {
+    for (const GemmShape& shape : kShapes) {
       const std::string where = std::string(kind->name) + " " + dims(shape);
       cutlass_dense::Problem problem;
       problem.scaling = kind->right == ScaleLayout::kBlock128x128
