@@ -52,6 +52,7 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   // Which implementations --provider and --grouped could choose from in this build.
   const std::string cutlass = GEMMSCOPE_CUTLASS_VERSION;
   AddCustomContext("cutlass", cutlass.empty() ? "not built" : cutlass);
+  AddCustomContext("deepgemm", GEMMSCOPE_WITH_DEEPGEMM ? "built" : "not built");
   AddCustomContext("compute_capability", device.compute_capability());
   AddCustomContext("sm_count", std::to_string(device.sm_count));
   AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));

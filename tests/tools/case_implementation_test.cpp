@@ -34,6 +34,11 @@ TEST(CaseImplementation, EachLabelFormNamesItsImplementation) {
       {"a CUTLASS dense GEMM",
        "CUTLASS sm90 FP8 1D2D block scales (cooperative 128x128x128, cluster 1x2, swizzle 1)",
        Implementation::kCutlass},
+      {"a DeepGEMM dense GEMM",
+       "DeepGEMM sm90 FP8 1x128 x 128x128 block scales (256x128x128, A shared by 2 CTAs, 3 "
+       "stages) [kept at 1257.8 us of 10 timed; next: CUTLASS sm90 FP8 1x128 x 128x128 block "
+       "scales (cooperative 128x128x128, cluster 1x2, persistent, swizzle 4) 1300.0 us, +3.4%]",
+       Implementation::kDeepGemm},
       {"an emulated GEMM: the BF16 GEMM it runs",
        "emulated (dequantize to BF16, then algo 66 tile 209 stages 35 splitK 1 (heuristic))",
        Implementation::kCublasLt},
@@ -69,6 +74,7 @@ TEST(CaseImplementation, NamesAreGemmBenchsFlagValues) {
   EXPECT_EQ(implementation_name(Implementation::kLoop), "loop");
   EXPECT_EQ(implementation_name(Implementation::kCublas), "cublas");
   EXPECT_EQ(implementation_name(Implementation::kCutlass), "cutlass");
+  EXPECT_EQ(implementation_name(Implementation::kDeepGemm), "deepgemm");
   EXPECT_EQ(implementation_name(Implementation::kUnknown), "unknown");
   EXPECT_EQ(implementations_text({}), "");
   EXPECT_EQ(implementations_text(

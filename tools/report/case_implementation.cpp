@@ -18,6 +18,8 @@ Implementation case_implementation(std::string_view label) {
     return Implementation::kCublas;
   if (starts_with(label, "CUTLASS "))
     return Implementation::kCutlass;
+  if (starts_with(label, "DeepGEMM "))
+    return Implementation::kDeepGemm;
   // An emulation dequantizes, then runs a BF16 GEMM whose algorithm string follows "then ".
   constexpr std::string_view kEmulated = "emulated (dequantize to BF16, then ";
   if (starts_with(label, kEmulated))
@@ -35,6 +37,8 @@ std::string_view implementation_name(Implementation implementation) {
       return "cublas";
     case Implementation::kCutlass:
       return "cutlass";
+    case Implementation::kDeepGemm:
+      return "deepgemm";
     case Implementation::kUnknown:
       return "unknown";
   }

@@ -11,6 +11,7 @@
 //   "loop of 32 cuBLASLt GEMMs (algo ... for 30, ...)"          loop (one cuBLASLt GEMM per expert)
 //   "cuBLAS grouped batched GEMM (cublasGemmGroupedBatchedEx"   cublas
 //   "CUTLASS sm90 ..." (dense or grouped)                       cutlass
+//   "DeepGEMM sm90 ..."                                         deepgemm
 //   "emulated (dequantize to BF16, then algo ...)"              what follows "then " (cublaslt)
 //
 // Anything else is unknown: an empty label (older synthetic or foreign files, a case that failed
@@ -25,11 +26,11 @@
 namespace gemmscope::report {
 
 // The tokens are gemm_bench's --provider and --grouped values.
-enum class Implementation { kCublasLt, kLoop, kCublas, kCutlass, kUnknown };
+enum class Implementation { kCublasLt, kLoop, kCublas, kCutlass, kDeepGemm, kUnknown };
 
 Implementation case_implementation(std::string_view label);
 
-// "cublaslt", "loop", "cublas", "cutlass" or "unknown".
+// "cublaslt", "loop", "cublas", "cutlass", "deepgemm" or "unknown".
 std::string_view implementation_name(Implementation implementation);
 
 // The implementations behind a reported value: one for a case's cell, each one a total adds up.

@@ -152,6 +152,8 @@ std::optional<std::string> gemms_fact(const RunContext& context) {
   }
   if (const auto cutlass = context.find("cutlass"))
     add("CUTLASS " + *cutlass);
+  if (const auto deepgemm = context.find("deepgemm"))
+    add("DeepGEMM " + *deepgemm);
   return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
