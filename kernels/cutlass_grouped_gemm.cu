@@ -455,8 +455,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(
     const std::string algorithm = std::string("CUTLASS sm90 grouped ") + names.precision +
                                   " (ptr-array, " + c.name() + ", " + options.kind + ")";
     try {
-      options.tile_run = c.tile_run;
-      plans.push_back(c.make(groups, algorithm, options, stream));
+      plans.push_back(c.make(groups, algorithm, options, c.tile_run, stream));
     } catch (const Unsupported& e) {
       refusals += (refusals.empty() ? "" : "; ") + c.name() + ": " + e.what();
     }

@@ -41,7 +41,6 @@ void repack_weight_scales(const WeightScaleRepack& repack, const float* const* s
 struct PlanOptions {
   std::string kind;  // the algorithm label's tail: "tensorwise E4M3 x E4M3, fast accum", ...
   std::optional<WeightScaleRepack> repack;
-  int tile_run = 1;  // consecutive cluster tiles a cluster takes (cutlass_tile_run_scheduler.cuh)
 };
 
 // Average rows a group (P), the measure the configurations are ordered by
@@ -52,9 +51,11 @@ enum GroupSizes : unsigned {
   kLargeGroups = 4,   // at least 1024 rows
 };
 
+// `tile_run`: the configuration's (Configuration::tile_run), a scheduler argument.
 using MakePlan = std::unique_ptr<GroupedGemm> (*)(const std::vector<GemmProblem>& groups,
                                                   const std::string& algorithm,
-                                                  const PlanOptions& options, cudaStream_t stream);
+                                                  const PlanOptions& options, int tile_run,
+                                                  cudaStream_t stream);
 
 // One instantiated kernel and the order it takes its tiles in: its schedule, CTA tile
 // (M x N x K), cluster (M x N) and epilogue subtile, its tile runs (an argument, not an

@@ -216,7 +216,7 @@ class Plan final : public GroupedGemm {
 
  public:
   Plan(const std::vector<GemmProblem>& groups, std::string algorithm, const PlanOptions& options,
-       cudaStream_t stream)
+       int tile_run, cudaStream_t stream)
       : algorithm_(std::move(algorithm)), repack_(options.repack) {
     std::vector<const ElementA*> a;
     std::vector<const ElementB*> b;
@@ -256,7 +256,7 @@ class Plan final : public GroupedGemm {
     arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
     arguments.problem_shape = {
         {static_cast<int>(groups.size()), shapes_.get(), host_shapes_.data()}};
-    arguments.scheduler.run = options.tile_run;
+    arguments.scheduler.run = tile_run;
     arguments.mainloop.ptr_A = a_.get();
     arguments.mainloop.dA = stride_a_.get();
     arguments.mainloop.ptr_B = b_.get();
@@ -361,8 +361,8 @@ class Plan final : public GroupedGemm {
 template <class K>
 std::unique_ptr<GroupedGemm> make_plan(const std::vector<GemmProblem>& groups,
                                        const std::string& algorithm, const PlanOptions& options,
-                                       cudaStream_t stream) {
-  return std::make_unique<Plan<K>>(groups, algorithm, options, stream);
+                                       int tile_run, cudaStream_t stream) {
+  return std::make_unique<Plan<K>>(groups, algorithm, options, tile_run, stream);
 }
 
 // The Configuration entry of one instantiation.

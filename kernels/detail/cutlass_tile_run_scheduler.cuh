@@ -67,7 +67,7 @@ class TileRunScheduler
   }
 
   CUTLASS_DEVICE TileRunScheduler(Params const& params, SchedulerResponse* response)
-      : Base(params, response), response_(response) {
+      : Base(params, response) {
 #if defined(__CUDA_ARCH__)
     // CUTLASS's first index for this CTA (its constructor's): the CTAs of a cluster are
     // consecutive in it.
@@ -98,7 +98,7 @@ class TileRunScheduler
     const WorkTileInfo work_tile = this->get_current_work_for_linear_idx(linear_index(iteration_));
     pipeline.producer_acquire(producer_state);
     if (cute::elect_one_sync()) {
-      response_[producer_state.index()] = work_tile;
+      this->response_ptr_[producer_state.index()] = work_tile;
       cutlass::arch::fence_view_async_shared();
       pipeline.producer_commit(producer_state);
     }
@@ -111,7 +111,6 @@ class TileRunScheduler
     return runs_.cluster_tile(cluster_, iteration) * cluster_size_ + cta_in_cluster_;
   }
 
-  SchedulerResponse* response_ = nullptr;
   TileRuns runs_;
   uint64_t iteration_ = 0;
   uint64_t cluster_size_ = 1;
