@@ -146,8 +146,10 @@ struct Instantiation {
 
 const std::vector<Configuration>& configurations() {
   static const std::vector<Configuration> all = {
-      Instantiation<256, 128, true>::describe(),  Instantiation<256, 128, false>::describe(),
-      Instantiation<128, 192, false>::describe(), Instantiation<128, 160, false>::describe(),
+      Instantiation<256, 128, true>::describe(),
+      Instantiation<256, 128, false>::describe(),
+      Instantiation<128, 192, false>::describe(),
+      Instantiation<128, 160, false>::describe(),
   };
   return all;
 }
