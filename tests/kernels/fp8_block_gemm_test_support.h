@@ -2,7 +2,8 @@
 // What the GPU tests of the dense FP8Block GEMMs outside cuBLASLt (kernels/cutlass_dense_gemm.h,
 // kernels/deepgemm_dense_gemm.h) share: operands from FP8Block's own quantizers on fresh random
 // data whose magnitude changes from block to block (so a scale read from the wrong slot shows),
-// a NaN-poisoned, guarded output, the reference check, and the shapes to run.
+// a NaN-poisoned, guarded output, the reference check, and the shapes to run; and, for the
+// refusal tests, problems whose pointers are never dereferenced.
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
