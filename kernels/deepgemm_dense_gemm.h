@@ -26,12 +26,12 @@
 namespace gemmscope {
 
 // One GroupedGemm per configuration that can run `problem` on this GPU, best first by the rule
-// in kernels/deepgemm_dense_gemm.cu; planned on `stream`, outside any timed region. Throws
-// Unsupported with the reason when the problem is not FP8Block's 1x128 x 128x128 GEMM, when TMA
-// cannot take its sizes or addresses, when K is past what the instantiations' shared memory
-// holds, when the GPU is not compute capability 9.0 with the SM count the kernels are compiled
-// for, or in a build without DeepGEMM (saying how to get it). std::invalid_argument for a problem
-// that is not one GEMM.
+// in kernels/deepgemm_dense_gemm.cu, planned outside any timed region (planning enqueues nothing
+// on `stream`). Throws Unsupported with the reason when the problem is not FP8Block's 1x128 x
+// 128x128 GEMM, when TMA cannot take its sizes or addresses, when K is past what the
+// instantiations' shared memory holds, when the GPU is not compute capability 9.0 with the SM
+// count the kernels are compiled for, or in a build without DeepGEMM (saying how to get it).
+// std::invalid_argument for a problem that is not one GEMM.
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmProblem& problem,
                                                                     cudaStream_t stream);
 
