@@ -98,23 +98,31 @@ constexpr uint32_t stages_for(uint32_t block_m, uint32_t block_n) {
   return stages;
 }
 
-// What a configuration is, for its label and order, and how to launch it.
+// One math warp group for tiles of 64 rows, two (64 rows each a wave) otherwise.
+constexpr uint32_t math_threads_for(uint32_t block_m) {
+  return block_m <= 64 ? 128 : 256;
+}
+
+// What a configuration is, for its label and order, and how to launch it; what follows from its
+// tile is derived by the functions its instantiation was compiled with.
 struct Configuration {
   uint32_t block_m, block_n;
   bool multicast_on_a;
-  uint32_t stages;
-  uint32_t math_threads;
-  uint32_t swizzle_d;  // bytes; the output's TMA box is swizzle_d / 2 columns (all of them if 0)
   const void* kernel;  // for cudaFuncSetAttribute and cudaLaunchKernelEx
   void (*launch)(const cudaLaunchConfig_t& config, float* scale_b, uint32_t m, uint32_t n,
                  uint32_t k, const CUtensorMap& a, const CUtensorMap& b, const CUtensorMap& d,
                  const CUtensorMap& scale_a);
+
+  uint32_t stages() const { return stages_for(block_m, block_n); }
+  uint32_t math_threads() const { return math_threads_for(block_m); }
+  // Bytes; the output's TMA box is swizzle_d() / 2 columns wide (all of the tile's if 0).
+  uint32_t swizzle_d() const { return swizzle_for(block_n * 2); }
 };
 
 template <uint32_t kBlockM, uint32_t kBlockN, bool kMulticastOnA>
 struct Instantiation {
   static constexpr uint32_t kStages = stages_for(kBlockM, kBlockN);
-  static constexpr uint32_t kMathThreads = kBlockM <= 64 ? 128 : 256;
+  static constexpr uint32_t kMathThreads = math_threads_for(kBlockM);
   static constexpr uint32_t kSwizzleD = swizzle_for(kBlockN * 2);
   static_assert(kStages >= 3, "fewer than 3 stages cannot hide TMA's latency");
 
@@ -133,14 +141,7 @@ struct Instantiation {
   }
 
   static Configuration describe() {
-    return {kBlockM,
-            kBlockN,
-            kMulticastOnA,
-            kStages,
-            kMathThreads,
-            kSwizzleD,
-            reinterpret_cast<const void*>(kernel),
-            &launch};
+    return {kBlockM, kBlockN, kMulticastOnA, reinterpret_cast<const void*>(kernel), &launch};
   }
 };
 
@@ -158,7 +159,7 @@ const std::vector<Configuration>& configurations() {
 std::string describe(const Configuration& c) {
   return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + "x" +
          std::to_string(kBlockK) + ", " + (c.multicast_on_a ? "A" : "B") + " shared by " +
-         std::to_string(kMulticast) + " CTAs, " + std::to_string(c.stages) + " stages";
+         std::to_string(kMulticast) + " CTAs, " + std::to_string(c.stages()) + " stages";
 }
 
 double modelled_time(const Configuration& c, int64_t m, int64_t n) {
@@ -208,16 +209,20 @@ class DeepGemmDenseGemm final : public GroupedGemm {
  public:
   DeepGemmDenseGemm(const detail::Fp8BlockGemm& p, const Configuration& config,
                     std::string algorithm)
-      : config_(config), algorithm_(std::move(algorithm)), m_(p.m), n_(p.n), k_(p.k) {
+      : config_(config),
+        algorithm_(std::move(algorithm)),
+        m_(static_cast<uint32_t>(p.m)),
+        n_(static_cast<uint32_t>(p.n)),
+        k_(static_cast<uint32_t>(p.k)) {
     const uint64_t padded_m = static_cast<uint64_t>(round_up(p.m, kScaleRowAlignment));
     const uint32_t k_blocks = static_cast<uint32_t>(ceil_div(p.k, kFp8ScaleBlock));
     a_ =
         tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.a, p.k, p.m, p.k, kBlockK, config.block_m, 128);
     b_ =
         tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.b, p.k, p.n, p.k, kBlockK, config.block_n, 128);
+    const uint32_t swizzle_d = config.swizzle_d();
     d_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p.d, p.n, p.m, uint64_t{2} * p.n,
-                    config.swizzle_d == 0 ? config.block_n : config.swizzle_d / 2, config.block_m,
-                    config.swizzle_d);
+                    swizzle_d == 0 ? config.block_n : swizzle_d / 2, config.block_m, swizzle_d);
     // Our VEC128_32F scales are DeepGEMM's MN-major, TMA-aligned ones: [k_blocks][padded m].
     scale_a_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p.scale_a, padded_m, k_blocks,
                           padded_m * 4, config.block_m, 1, 0);
@@ -231,12 +236,21 @@ class DeepGemmDenseGemm final : public GroupedGemm {
       scale_b_ = unpadded_scale_b_.get();
       padded_scale_b_ = p.scale_b;
     }
-    shared_bytes_ = shared_bytes(config.block_m, config.block_n, config.stages, p.k);
     // The attribute is the kernel's, shared by every plan of it: the most any K takes, so that
     // planning a shorter K does not take shared memory from a plan made before it.
+    const uint32_t stages = config.stages();
     CUDA_CHECK(cudaFuncSetAttribute(
         config.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        static_cast<int>(shared_bytes(config.block_m, config.block_n, config.stages, kMaxK))));
+        static_cast<int>(shared_bytes(config.block_m, config.block_n, stages, kMaxK))));
+    // The launch, but for its stream and the attribute's address (set by run()).
+    cluster_.id = cudaLaunchAttributeClusterDimension;
+    cluster_.val.clusterDim.x = kMulticast;
+    cluster_.val.clusterDim.y = 1;
+    cluster_.val.clusterDim.z = 1;
+    launch_.gridDim = dim3(kSmCount);
+    launch_.blockDim = dim3(kLoaderThreads + config.math_threads());
+    launch_.dynamicSmemBytes = shared_bytes(config.block_m, config.block_n, stages, p.k);
+    launch_.numAttrs = 1;
   }
 
   void run(cudaStream_t stream) const override {
@@ -245,20 +259,11 @@ class DeepGemmDenseGemm final : public GroupedGemm {
                                    scale_b_row_ * sizeof(float), k_blocks_ * sizeof(float),
                                    n_blocks_, cudaMemcpyDeviceToDevice, stream));
     }
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kMulticast;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = dim3(kSmCount);
-    launch.blockDim = dim3(kLoaderThreads + config_.math_threads);
-    launch.dynamicSmemBytes = shared_bytes_;
+    cudaLaunchAttribute cluster = cluster_;
+    cudaLaunchConfig_t launch = launch_;
     launch.stream = stream;
     launch.attrs = &cluster;
-    launch.numAttrs = 1;
-    config_.launch(launch, scale_b_, static_cast<uint32_t>(m_), static_cast<uint32_t>(n_),
-                   static_cast<uint32_t>(k_), a_, b_, d_, scale_a_);
+    config_.launch(launch, scale_b_, m_, n_, k_, a_, b_, d_, scale_a_);
   }
   std::string algorithm() const override { return algorithm_; }
   size_t launches() const override { return padded_scale_b_ != nullptr ? 2 : 1; }
@@ -266,13 +271,14 @@ class DeepGemmDenseGemm final : public GroupedGemm {
  private:
   Configuration config_;
   std::string algorithm_;
-  int m_, n_, k_;
+  uint32_t m_, n_, k_;
   CUtensorMap a_{}, b_{}, d_{}, scale_a_{};
   float* scale_b_ = nullptr;
   const float* padded_scale_b_ = nullptr;  // set when DeepGEMM's copy is needed
   DeviceBuffer<float> unpadded_scale_b_;
   size_t scale_b_row_ = 0, k_blocks_ = 0, n_blocks_ = 0;
-  uint32_t shared_bytes_ = 0;
+  cudaLaunchAttribute cluster_{};
+  cudaLaunchConfig_t launch_{};
 };
 
 }  // namespace
