@@ -13,8 +13,8 @@
 #include "bench/timing/nvtx_range.h"
 #include "bench/timing/sample_statistics.h"
 #include "kernels/copy_bandwidth.h"
-#include "quant/cuda_check.h"
-#include "quant/unsupported.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
 
 namespace gemmscope {
 namespace {

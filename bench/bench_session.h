@@ -32,7 +32,7 @@
 #include "bench/timing/steady_state_run.h"
 #include "bench/timing/timed_work.h"
 #include "bench/timing/timeline.h"
-#include "kernels/cublaslt_context.h"
+#include "kernels/cublaslt/context.h"
 
 namespace gemmscope {
 

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "kernels/cutlass_dense_gemm.h"
-#include "kernels/deepgemm_dense_gemm.h"
-#include "quant/unsupported.h"
+#include "kernels/cutlass/dense_gemm.h"
+#include "kernels/deepgemm/dense_gemm.h"
+#include "quant/base/unsupported.h"
 
 namespace gemmscope {
 namespace {

@@ -3,7 +3,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 namespace {

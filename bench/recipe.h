@@ -17,9 +17,9 @@
 #include "bench/operand_source.h"
 #include "bench/timing/timed_work.h"
 #include "bench/verification.h"
-#include "kernels/cublaslt_context.h"
+#include "kernels/cublaslt/context.h"
 #include "kernels/dense_provider.h"
-#include "kernels/gemm_plan.h"
+#include "kernels/cublaslt/gemm_plan.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {
@@ -45,7 +45,7 @@ class GemmCase : public TimedWork {
   // The chosen algorithm, and anything unusual.
   std::string label() const override = 0;
   std::string trial_times() const override;
-  // Whether the GEMM is emulated (kernels/emulated_gemm.h) rather than run natively.
+  // Whether the GEMM is emulated (kernels/cublaslt/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
   // Rows the GEMMs run beyond the routed ones, to pad each expert to the kernel's alignment.
   virtual int64_t padded_rows() const { return 0; }
@@ -110,7 +110,7 @@ class Recipe {
 
 struct RecipeSettings {
   // Run MXFP8 and NVFP4 GEMMs on GPUs without their tensor cores through the exact emulated
-  // GEMM (kernels/emulated_gemm.h), instead of skipping them.
+  // GEMM (kernels/cublaslt/emulated_gemm.h), instead of skipping them.
   bool emulate = false;
 };
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bench/recipe.h"
-#include "kernels/reference_error.h"
-#include "quant/cuda_check.h"
+#include "kernels/reference/error.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // --verify: before a case is timed, its GEMM runs once into a poisoned (NaN-filled) output
-// and is compared with the reference GEMM (kernels/reference_gemm.h); a grouped GEMM group by
+// and is compared with the reference GEMM (kernels/reference/gemm.h); a grouped GEMM group by
 // group, each expert's output against its own reference, the worst group counting:
 //  - rel_err:    against the reference product of the very operands it read, dequantized.
 //                This proves the implementation (layouts, scales, algorithm); it must be

@@ -5,7 +5,7 @@
 
 #include "kernels/device_buffer.h"
 #include "kernels/event_timer.h"
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 

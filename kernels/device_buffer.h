@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 

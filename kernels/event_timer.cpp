@@ -1,6 +1,6 @@
 #include "kernels/event_timer.h"
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 

@@ -1,6 +1,6 @@
 #include "kernels/graph_replay.h"
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 

@@ -5,7 +5,7 @@
 //
 //   for each group g:  output_g[P_g, Q_g] = alpha_g · left_g[P_g, K_g] · right_g[K_g, Q_g]
 //
-// each group a GemmProblem (kernels/gemm_plan.h) with its own operands, scales and output.
+// each group a GemmProblem (kernels/cublaslt/gemm_plan.h) with its own operands, scales and output.
 // Fprop and Dgrad vary P_g (the expert's rows); Wgrad varies K_g (each expert's dW sums over
 // its own rows: a K-grouped GEMM). Groups with no rows are left out by the caller.
 //
@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/cublaslt_context.h"
-#include "kernels/gemm_plan.h"
+#include "kernels/cublaslt/context.h"
+#include "kernels/cublaslt/gemm_plan.h"
 
 namespace gemmscope {
 
@@ -33,7 +33,7 @@ class GroupedGemm {
   virtual void run(cudaStream_t stream) const = 0;
   // What ran, for the case's label: "loop of 32 cuBLASLt GEMMs (algo ...)", ...
   virtual std::string algorithm() const = 0;
-  // Whether the products are emulated (kernels/emulated_gemm.h) rather than run natively.
+  // Whether the products are emulated (kernels/cublaslt/emulated_gemm.h) rather than run natively.
   virtual bool emulated() const { return false; }
   // About how many kernels run() launches, rounded up (a benchmark queues them behind a held
   // stream, which takes only so many).
@@ -54,7 +54,7 @@ std::optional<GroupedImplementation> parse_grouped_implementation(std::string_vi
 inline constexpr GroupedImplementation kGroupedImplementations[] = {
     GroupedImplementation::kLoop, GroupedImplementation::kCublas, GroupedImplementation::kCutlass};
 
-// Each factory plans outside any timed region and throws Unsupported (quant/unsupported.h)
+// Each factory plans outside any timed region and throws Unsupported (quant/base/unsupported.h)
 // with the reason when the implementation cannot run these groups on this GPU or in this
 // build; std::invalid_argument for groups that are not one grouped layer
 // (check_grouped_problems, kernels/grouped_problems.h).
@@ -69,7 +69,7 @@ std::unique_ptr<GroupedGemm> make_cublas_grouped_gemm(const std::vector<GemmProb
                                                       cudaStream_t stream);
 // CUTLASS's grouped GEMM comes in several configurations (tile, cluster, schedule): one
 // GroupedGemm for each configuration built for these groups' kind that can run them, best
-// first by the rule kernels/cutlass_grouped_gemm.cu documents; a caller that can time them
+// first by the rule kernels/cutlass/grouped_gemm.cu documents; a caller that can time them
 // (--grouped=auto, bench/timing/steady_state_run.h) keeps the fastest. Throws Unsupported,
 // naming every configuration's reason, when none can.
 std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(

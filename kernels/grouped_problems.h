@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "kernels/gemm_plan.h"
+#include "kernels/cublaslt/gemm_plan.h"
 
 namespace gemmscope {
 

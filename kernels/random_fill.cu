@@ -1,6 +1,6 @@
 #include "kernels/random_fill.h"
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 namespace {

@@ -5,11 +5,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 #include "quant/format_names.h"
-#include "quant/fp8_dequantize.h"
-#include "quant/mxfp8_dequantize.h"
-#include "quant/nvfp4_dequantize.h"
+#include "quant/fp8/dequantize.h"
+#include "quant/mxfp8/dequantize.h"
+#include "quant/nvfp4/dequantize.h"
 
 namespace gemmscope {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "quant/fp8_scale_layout.h"
+#include "quant/fp8/scale_layout.h"
 
 namespace gemmscope {
 

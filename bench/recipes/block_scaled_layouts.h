@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench/operand_source.h"
-#include "quant/unsupported.h"
+#include "quant/base/unsupported.h"
 
 namespace gemmscope {
 

@@ -8,8 +8,8 @@
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_operand.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/operand.h"
 
 namespace gemmscope {
 namespace {

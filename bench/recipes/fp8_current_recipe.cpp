@@ -7,8 +7,8 @@
 #include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_tensorwise.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/tensorwise.h"
 
 namespace gemmscope {
 namespace {

@@ -10,8 +10,8 @@
 #include "bench/recipes/grouped_fp8_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
-#include "quant/fp8_delayed.h"
-#include "quant/fp8_operand.h"
+#include "quant/fp8/delayed.h"
+#include "quant/fp8/operand.h"
 
 namespace gemmscope {
 namespace {

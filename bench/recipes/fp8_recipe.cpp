@@ -1,6 +1,6 @@
 #include "bench/recipes/fp8_recipe.h"
 
-#include "quant/fp8_operand.h"
+#include "quant/fp8/operand.h"
 
 namespace gemmscope {
 

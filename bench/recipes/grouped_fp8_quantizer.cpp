@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "quant/fp8_delayed.h"
+#include "quant/fp8/delayed.h"
 
 namespace gemmscope {
 namespace {

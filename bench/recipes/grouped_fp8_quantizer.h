@@ -1,7 +1,7 @@
 #pragma once
 // The FP8 recipes' quantizer of a grouped operand (operand_source.h): every group quantized as
 // a tensor of its own, with its own scales, in a fixed number of launches whatever the number
-// of groups (quant/fp8_grouped.h), where PerGroupQuantizer's launches grow with the groups.
+// of groups (quant/fp8/grouped.h), where PerGroupQuantizer's launches grow with the groups.
 // The rowwise copies of all groups share one buffer, the columnwise copies another, and so do
 // the tensorwise states or each copy's block scales.
 
@@ -12,7 +12,7 @@
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
 #include "kernels/device_buffer.h"
-#include "quant/fp8_grouped.h"
+#include "quant/fp8/grouped.h"
 
 namespace gemmscope {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A grouped operand's MXFP8 quantization (quant/mxfp8_quantize.h, Mxfp8GroupedQuantize): every
+// A grouped operand's MXFP8 quantization (quant/mxfp8/quantize.h, Mxfp8GroupedQuantize): every
 // group a tensor of its own, exactly as the recipe's tensor quantizer quantizes it, in one launch
 // whatever the number of groups. One read of the input; each copy is one byte an element plus
 // each group's E8M0 scales.
@@ -11,8 +11,8 @@
 #include "bench/operand_source.h"
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "kernels/device_buffer.h"
-#include "quant/mxfp8_operand.h"
-#include "quant/mxfp8_quantize.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/mxfp8/quantize.h"
 
 namespace gemmscope {
 

@@ -7,8 +7,8 @@
 #include "bench/recipes/block_scaled_recipe.h"
 #include "bench/recipes/mxfp8_grouped_quantizer.h"
 #include "bench/recipes/recipes.h"
-#include "quant/mxfp8_operand.h"
-#include "quant/mxfp8_quantize.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/mxfp8/quantize.h"
 
 namespace gemmscope {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// A grouped operand's NVFP4 quantization (quant/nvfp4_quantize.h, Nvfp4GroupedQuantize): every
+// A grouped operand's NVFP4 quantization (quant/nvfp4/quantize.h, Nvfp4GroupedQuantize): every
 // group a tensor of its own, with its own amaxes and tensor scalars, exactly as the recipe's
 // tensor quantizer quantizes it, in three launches whatever the number of groups (a memset and
 // the amax kernel, then the quantize kernel). Two reads of the input; each copy is half a byte
@@ -12,8 +12,8 @@
 #include "bench/operand_source.h"
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "kernels/device_buffer.h"
-#include "quant/nvfp4_operand.h"
-#include "quant/nvfp4_quantize.h"
+#include "quant/nvfp4/operand.h"
+#include "quant/nvfp4/quantize.h"
 
 namespace gemmscope {
 

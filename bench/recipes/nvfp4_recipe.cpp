@@ -11,8 +11,8 @@
 #include "bench/recipes/nvfp4_grouped_quantizer.h"
 #include "bench/recipes/recipes.h"
 #include "kernels/device_buffer.h"
-#include "quant/nvfp4_operand.h"
-#include "quant/nvfp4_quantize.h"
+#include "quant/nvfp4/operand.h"
+#include "quant/nvfp4/quantize.h"
 
 namespace gemmscope {
 namespace {

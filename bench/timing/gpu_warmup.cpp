@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "bench/pass_tensors.h"
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 

@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "bench/timing/clock_monitor.h"
-#include "kernels/cublaslt_context.h"
+#include "kernels/cublaslt/context.h"
 
 namespace gemmscope {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "kernels/event_timer.h"
-#include "kernels/l2_flush.h"
-#include "kernels/stream_blocker.h"
+#include "bench/timing/l2_flush.h"
+#include "bench/timing/stream_blocker.h"
 
 namespace gemmscope {
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "bench/timing/nvtx_range.h"
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope {
 namespace {

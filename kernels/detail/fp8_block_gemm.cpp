@@ -5,10 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant/base/unsupported.h"
 #include "quant/format_names.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_scale_layout.h"
-#include "quant/unsupported.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/scale_layout.h"
 
 namespace gemmscope::detail {
 namespace {

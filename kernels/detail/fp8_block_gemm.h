@@ -1,13 +1,13 @@
 #pragma once
 // One dense FP8Block GEMM as the Hopper block-scaled kernels outside cuBLASLt take it (CUTLASS's,
-// kernels/cutlass_dense_gemm.h; DeepGEMM's, kernels/deepgemm_dense_gemm.h), and the checks they
+// kernels/cutlass/dense_gemm.h; DeepGEMM's, kernels/deepgemm/dense_gemm.h), and the checks they
 // share: D[m, n] (BF16, row-major) = A[m, k] · B[n, k]ᵀ, A and B E4M3 and K-major, A's scales
 // 1x128, B's 128x128 (1D2D) or 1x128 (1D1D), both in our (cuBLASLt's) layouts,
-// quant/fp8_scale_layout.h. Plain C++.
+// quant/fp8/scale_layout.h. Plain C++.
 
 #include <string>
 
-#include "kernels/gemm_plan.h"
+#include "kernels/cublaslt/gemm_plan.h"
 
 namespace gemmscope::detail {
 

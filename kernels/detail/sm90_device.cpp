@@ -2,8 +2,8 @@
 
 #include <cuda_runtime.h>
 
-#include "quant/cuda_check.h"
-#include "quant/unsupported.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
 
 namespace gemmscope::detail {
 

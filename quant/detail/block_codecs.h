@@ -2,8 +2,8 @@
 // The scale and element conversions the MXFP8 and NVFP4 kernels run, written for speed on the
 // GPU (bit manipulation and FP32 roundings instead of loops and tables). They are
 // GEMMSCOPE_HOST_DEVICE only so that host tests can sweep them against the reference codecs in
-// quant/e8m0.h and quant/e2m1.h, which are written independently from the format definitions;
-// the host reference quantizers use those, never these.
+// quant/mxfp8/e8m0.h and quant/nvfp4/e2m1.h, which are written independently from the format
+// definitions; the host reference quantizers use those, never these.
 
 #include <cmath>
 #include <cstdint>

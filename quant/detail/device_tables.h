@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 #include "quant/detail/launch_checks.h"
 
 namespace gemmscope::detail {

@@ -21,7 +21,7 @@
 #include "bench/quantize_case.h"
 #include "bench/recipe.h"
 #include "bench/verification.h"
-#include "quant/unsupported.h"
+#include "quant/base/unsupported.h"
 #include "shapes/gemm_shape.h"
 #include "tests/gpu_test_support.h"
 

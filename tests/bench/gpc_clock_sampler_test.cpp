@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 #include "tests/bench/sm_clock_probe.h"
 #include "tests/gpu_test_support.h"
 

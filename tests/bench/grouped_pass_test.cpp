@@ -10,7 +10,7 @@
 
 #include "bench/recipe.h"
 #include "bench/verification.h"
-#include "quant/unsupported.h"
+#include "quant/base/unsupported.h"
 #include "shapes/gemm_shape.h"
 #include "shapes/routing.h"
 #include "tests/gpu_test_support.h"

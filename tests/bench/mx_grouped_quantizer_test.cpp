@@ -16,9 +16,9 @@
 #include "bench/recipes/per_group_quantizer.h"
 #include "bench/recipes/quantized_recipe.h"
 #include "bench/recipes/recipes.h"
+#include "quant/base/unsupported.h"
 #include "quant/format_names.h"
 #include "quant/swizzled_scale_layout.h"
-#include "quant/unsupported.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 

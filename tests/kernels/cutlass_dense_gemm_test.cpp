@@ -1,4 +1,4 @@
-// CUTLASS's dense FP8Block GEMM (kernels/cutlass_dense_gemm.h) against the reference GEMM of its
+// CUTLASS's dense FP8Block GEMM (kernels/cutlass/dense_gemm.h) against the reference GEMM of its
 // dequantized operands, every configuration: operands from FP8Block's own quantizers on fresh
 // random data whose magnitude changes from block to block (so a scale read from the wrong slot
 // shows), sizes whose scale layouts carry padding (rows not a multiple of 4, ceil(K/128) not a
@@ -6,7 +6,7 @@
 // twice. The refusal and ranking tests need a build with CUTLASS but no GPU: the factory checks
 // a problem before it touches one.
 
-#include "kernels/cutlass_dense_gemm.h"
+#include "kernels/cutlass/dense_gemm.h"
 
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
@@ -21,13 +21,13 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/detail/cutlass_dense_gemm_configurations.h"
+#include "kernels/cutlass/detail/dense_gemm_configurations.h"
 #include "kernels/device_buffer.h"
-#include "kernels/reference_error.h"
-#include "quant/cuda_check.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_operand.h"
-#include "quant/unsupported.h"
+#include "kernels/reference/error.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/operand.h"
 #include "tests/kernels/cutlass_test_support.h"
 #include "tests/kernels/fp8_block_gemm_test_support.h"
 #include "tests/quant/fp8_test_support.h"
@@ -41,7 +41,7 @@ using testing::dims;
 using testing::GemmShape;
 using testing::kShapes;
 
-// How many configurations each kind instantiates (kernels/cutlass_dense_gemm.cpp).
+// How many configurations each kind instantiates (kernels/cutlass/dense_gemm.cpp).
 constexpr size_t kConfigurationsPerKind = 4;
 
 // FP8Block's two kinds of GEMM: 1x128 activations or gradients on the left, weights (128x128)

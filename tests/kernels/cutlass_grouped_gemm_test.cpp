@@ -1,4 +1,4 @@
-// CUTLASS's grouped GEMMs (kernels/cutlass_grouped_gemm.cu) against the reference GEMM of each
+// CUTLASS's grouped GEMMs (kernels/cutlass/grouped_gemm.cu) against the reference GEMM of each
 // group's (dequantized) operands, group by group, in every configuration of every kind: BF16 in
 // the three layouts the passes launch (rows per group that no tile divides, a K-grouped Wgrad
 // whose K differs per group), FP8 operands from the project's own quantizers (tensorwise current
@@ -21,12 +21,12 @@
 
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_gemm.h"
-#include "kernels/reference_error.h"
-#include "quant/cuda_check.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_tensorwise.h"
-#include "quant/unsupported.h"
+#include "kernels/reference/error.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/tensorwise.h"
 #include "tests/kernels/cutlass_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 
@@ -40,7 +40,7 @@ using testing::contains;
 constexpr double kTolerance = 4e-3;
 constexpr double kFastAccumulationTolerance = 1e-2;
 
-// How many configurations each kind lists (kernels/detail/cutlass_grouped_gemm_kernel.cuh): a
+// How many configurations each kind lists (kernels/cutlass/detail/grouped_gemm_kernel.cuh): a
 // configuration that goes missing fails here. BF16 two, FP8 three; the E5M2 x E4M3 split kind
 // (Dgrad and Wgrad) and 1x128 x 128x128 blocks (Fprop and Dgrad) one more, their wide
 // configuration with 128x64 epilogue subtiles; the kinds with tile runs (BF16 NT, E5M2 x E4M3,
@@ -428,7 +428,7 @@ TEST(CutlassGroupedGemm, BlockwiseRepacksWeightScalesEveryRun) {
 }
 
 // The first configuration is the one meant for the groups' average rows
-// (kernels/cutlass_grouped_gemm.cu): ping-pong for small experts, the wide tile for large ones
+// (kernels/cutlass/grouped_gemm.cu): ping-pong for small experts, the wide tile for large ones
 // and for K-grouped Wgrad (P is a layer's width), the 128-row cooperative tile between.
 TEST(CutlassGroupedGemm, TheFirstConfigurationSuitsTheGroups) {
   GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 #include "tests/gpu_test_support.h"
 
 #ifndef GEMMSCOPE_WITH_CUTLASS

@@ -1,9 +1,9 @@
-// DeepGEMM's dense FP8Block GEMM (kernels/deepgemm_dense_gemm.h) against the reference GEMM of
+// DeepGEMM's dense FP8Block GEMM (kernels/deepgemm/dense_gemm.h) against the reference GEMM of
 // its dequantized operands, every configuration, on the shapes CUTLASS's are tested on
 // (tests/kernels/fp8_block_gemm_test_support.h: padded scale layouts, partial tiles, 1x16x8),
 // outputs poisoned and guarded, each run twice; then what it refuses, which needs no GPU.
 
-#include "kernels/deepgemm_dense_gemm.h"
+#include "kernels/deepgemm/dense_gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "quant/unsupported.h"
+#include "quant/base/unsupported.h"
 #include "tests/kernels/cutlass_test_support.h"
 #include "tests/kernels/fp8_block_gemm_test_support.h"
 
@@ -29,7 +29,7 @@ using testing::fake_problem;
 using testing::GemmShape;
 using testing::kShapes;
 
-constexpr size_t kConfigurations = 4;  // kernels/deepgemm_dense_gemm.cu's list
+constexpr size_t kConfigurations = 4;  // kernels/deepgemm/dense_gemm.cu's list
 constexpr int kCompiledSmCount = 132;
 constexpr const char* kLabel = "DeepGEMM sm90 FP8 1x128 x 128x128 block scales (";
 

@@ -1,6 +1,6 @@
 #pragma once
-// What the GPU tests of the dense FP8Block GEMMs outside cuBLASLt (kernels/cutlass_dense_gemm.h,
-// kernels/deepgemm_dense_gemm.h) share: operands from FP8Block's own quantizers on fresh random
+// What the GPU tests of the dense FP8Block GEMMs outside cuBLASLt (kernels/cutlass/dense_gemm.h,
+// kernels/deepgemm/dense_gemm.h) share: operands from FP8Block's own quantizers on fresh random
 // data whose magnitude changes from block to block (so a scale read from the wrong slot shows),
 // a NaN-poisoned, guarded output, the reference check, and the shapes to run; and, for the
 // refusal tests, problems whose pointers are never dereferenced.
@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "kernels/gemm_plan.h"
+#include "kernels/cublaslt/gemm_plan.h"
 #include "kernels/grouped_gemm.h"
-#include "kernels/reference_error.h"
-#include "quant/cuda_check.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_operand.h"
+#include "kernels/reference/error.h"
+#include "quant/base/cuda_check.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/operand.h"
 #include "tests/kernels/cutlass_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 
@@ -30,7 +30,7 @@ namespace gemmscope::testing {
 // As bench/recipes/fp8_recipe.h: the BF16 output's rounding.
 inline constexpr double kBlockGemmTolerance = 4e-3;
 
-// One K-major E4M3 operand [rows, k], quantized by quant/fp8_block.h.
+// One K-major E4M3 operand [rows, k], quantized by quant/fp8/block.h.
 class BlockOperand {
  public:
   BlockOperand(int64_t rows, int64_t k, ScaleLayout layout)

@@ -19,11 +19,11 @@
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
 #include "kernels/random_fill.h"
-#include "kernels/reference_error.h"
-#include "quant/cuda_check.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_tensorwise.h"
-#include "quant/unsupported.h"
+#include "kernels/reference/error.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/tensorwise.h"
 #include "tests/gpu_test_support.h"
 
 namespace gemmscope {
@@ -54,7 +54,7 @@ constexpr int64_t kWidth = 80;
 
 const std::vector<int64_t> kOddRows = {1, 17, 130, 257};
 // FP8 experts' rows are padded to 16 (the contraction of Wgrad must be a multiple of 16,
-// quant/fp8_operand.h), as TransformerEngine and Megatron-Core pad them.
+// quant/fp8/operand.h), as TransformerEngine and Megatron-Core pad them.
 const std::vector<int64_t> kPaddedRows = {16, 48, 144, 272};
 
 struct Stream {

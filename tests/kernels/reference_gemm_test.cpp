@@ -1,7 +1,7 @@
 // The reference GEMM is what --verify trusts, so it is itself checked against a host triple
 // loop in double, for every way an operand can be strided.
 
-#include "kernels/reference_gemm.h"
+#include "kernels/reference/gemm.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "kernels/relative_error.h"
+#include "kernels/reference/relative_error.h"
 
 #include <gtest/gtest.h>
 

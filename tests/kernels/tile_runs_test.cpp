@@ -1,4 +1,4 @@
-// The tile order of kernels/detail/tile_runs.h, which the CUTLASS grouped GEMM's tile-run
+// The tile order of kernels/cutlass/detail/tile_runs.h, which the CUTLASS grouped GEMM's tile-run
 // scheduler follows: on grids of several sizes and totals (fewer tiles than a round, whole
 // rounds, rounds and a tail), every tile is taken once, each cluster's tiles increase (CUTLASS
 // finds a tile's group by searching forward), runs are consecutive, the tail is as balanced as
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/detail/tile_runs.h"
+#include "kernels/cutlass/detail/tile_runs.h"
 
 namespace gemmscope::cutlass_grouped {
 namespace {

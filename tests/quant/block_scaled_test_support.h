@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/cuda_check.h"
-#include "quant/mxfp8_operand.h"
-#include "quant/mxfp8_quantize.h"
-#include "quant/nvfp4_operand.h"
-#include "quant/nvfp4_quantize.h"
+#include "quant/base/cuda_check.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/mxfp8/quantize.h"
+#include "quant/nvfp4/operand.h"
+#include "quant/nvfp4/quantize.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope::testing {

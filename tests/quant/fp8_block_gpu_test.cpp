@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "quant/fp8_block.h"
-#include "quant/fp8_block_reference.h"
-#include "quant/fp8_scale_layout.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/block_reference.h"
+#include "quant/fp8/scale_layout.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "quant/fp8_block_reference.h"
-#include "quant/fp8_scale_layout.h"
+#include "quant/fp8/block_reference.h"
+#include "quant/fp8/scale_layout.h"
 
 namespace gemmscope {
 namespace {

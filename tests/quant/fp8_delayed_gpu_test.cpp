@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/fp8_delayed.h"
-#include "quant/fp8_reference.h"
+#include "quant/fp8/delayed.h"
+#include "quant/fp8/reference.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 

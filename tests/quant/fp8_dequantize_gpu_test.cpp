@@ -12,11 +12,11 @@
 
 #include "kernels/device_buffer.h"
 #include "quant/dequantize.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_dequantize.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_reference.h"
-#include "quant/fp8_tensorwise.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/dequantize.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/reference.h"
+#include "quant/fp8/tensorwise.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "quant/fp8_format.h"
+#include "quant/fp8/format.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

@@ -1,9 +1,10 @@
-// GPU tests of grouped FP8 quantization (quant/fp8_grouped.h): every group's copies, data and
-// scales, bit for bit what the single-tensor quantizer (fp8_tensorwise.h, fp8_delayed.h,
-// fp8_block.h) gives on that group's rows alone, read through copy(columnwise, g). The grouped
-// outputs are poisoned with 0xFF first, so a byte the kernels forget fails, and guarded at the
-// end. Ragged groups (empty ones, rows not multiples of 4, 16 or 128: the scalar path) next to
-// aligned ones (the vector path). The launch counts and argument checks need no GPU.
+// GPU tests of grouped FP8 quantization (quant/fp8/grouped.h): every group's copies, data and
+// scales, bit for bit what the single-tensor quantizer (quant/fp8/tensorwise.h,
+// quant/fp8/delayed.h, quant/fp8/block.h) gives on that group's rows alone, read through
+// copy(columnwise, g). The grouped outputs are poisoned with 0xFF first, so a byte the kernels
+// forget fails, and guarded at the end. Ragged groups (empty ones, rows not multiples of 4, 16 or
+// 128: the scalar path) next to aligned ones (the vector path). The launch counts and argument
+// checks need no GPU.
 
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
@@ -17,11 +18,11 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/fp8_block.h"
-#include "quant/fp8_delayed.h"
-#include "quant/fp8_grouped.h"
-#include "quant/fp8_operand.h"
-#include "quant/fp8_tensorwise.h"
+#include "quant/fp8/block.h"
+#include "quant/fp8/delayed.h"
+#include "quant/fp8/grouped.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/tensorwise.h"
 #include "quant/operand_copies.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "quant/fp8_reference.h"
-#include "quant/fp8_scale_layout.h"
+#include "quant/fp8/reference.h"
+#include "quant/fp8/scale_layout.h"
 
 namespace gemmscope {
 namespace {

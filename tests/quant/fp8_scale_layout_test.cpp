@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "quant/fp8_operand.h"
-#include "quant/fp8_scale_layout.h"
-#include "quant/unsupported.h"
+#include "quant/base/unsupported.h"
+#include "quant/fp8/operand.h"
+#include "quant/fp8/scale_layout.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "quant/fp8_format.h"
-#include "quant/fp8_scale_policy.h"
+#include "quant/fp8/detail/scale_policy.h"
+#include "quant/fp8/format.h"
 
 namespace gemmscope {
 namespace {

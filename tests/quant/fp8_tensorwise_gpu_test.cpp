@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/fp8_reference.h"
-#include "quant/fp8_tensorwise.h"
+#include "quant/fp8/reference.h"
+#include "quant/fp8/tensorwise.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/cuda_check.h"
+#include "quant/base/cuda_check.h"
 
 namespace gemmscope::testing {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "quant/fp8_scale_layout.h"
+#include "quant/fp8/scale_layout.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

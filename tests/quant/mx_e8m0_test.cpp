@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "quant/detail/block_codecs.h"
-#include "quant/e8m0.h"
 #include "quant/fp32_bits.h"
-#include "quant/mxfp8_scaling.h"
+#include "quant/mxfp8/detail/scaling.h"
+#include "quant/mxfp8/e8m0.h"
 
 namespace gemmscope {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "quant/mxfp8_operand.h"
-#include "quant/nvfp4_operand.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/nvfp4/operand.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

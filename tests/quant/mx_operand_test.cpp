@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "quant/mxfp8_operand.h"
-#include "quant/mxfp8_quantize.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/mxfp8/quantize.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/cuda_check.h"
-#include "quant/mxfp8_operand.h"
-#include "quant/mxfp8_quantize.h"
-#include "quant/mxfp8_reference.h"
+#include "quant/base/cuda_check.h"
+#include "quant/mxfp8/operand.h"
+#include "quant/mxfp8/quantize.h"
+#include "quant/mxfp8/reference.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/block_scaled_test_support.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "quant/host_matrix.h"
-#include "quant/mxfp8_reference.h"
+#include "quant/mxfp8/reference.h"
 #include "quant/swizzled_scale_layout.h"
 #include "tests/quant/fp8_test_support.h"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "quant/detail/block_codecs.h"
-#include "quant/e2m1.h"
 #include "quant/fp32_bits.h"
+#include "quant/nvfp4/e2m1.h"
 
 namespace gemmscope {
 namespace {

@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "quant/hadamard.h"
-#include "quant/nvfp4_reference.h"
+#include "quant/nvfp4/hadamard.h"
+#include "quant/nvfp4/reference.h"
 
 namespace gemmscope {
 namespace {

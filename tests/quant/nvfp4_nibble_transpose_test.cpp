@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <random>
 
-#include "quant/detail/nibble_transpose.h"
+#include "quant/nvfp4/detail/nibble_transpose.h"
 
 namespace gemmscope {
 namespace {

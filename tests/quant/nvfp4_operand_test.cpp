@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "quant/nvfp4_amax.h"
-#include "quant/nvfp4_operand.h"
-#include "quant/nvfp4_quantize.h"
+#include "quant/nvfp4/detail/amax.h"
+#include "quant/nvfp4/operand.h"
+#include "quant/nvfp4/quantize.h"
 #include "tests/quant/fp8_test_support.h"
 
 namespace gemmscope {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <set>
 
-#include "quant/philox.h"
-#include "quant/stochastic_rounding.h"
+#include "quant/nvfp4/detail/philox.h"
+#include "quant/nvfp4/detail/stochastic_rounding.h"
 
 namespace gemmscope {
 namespace {

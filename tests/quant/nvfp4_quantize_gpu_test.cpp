@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "quant/cuda_check.h"
-#include "quant/hadamard.h"
+#include "quant/base/cuda_check.h"
 #include "quant/host_matrix.h"
-#include "quant/nvfp4_amax.h"
-#include "quant/nvfp4_dequantize.h"
-#include "quant/nvfp4_operand.h"
-#include "quant/nvfp4_quantize.h"
-#include "quant/nvfp4_reference.h"
+#include "quant/nvfp4/dequantize.h"
+#include "quant/nvfp4/detail/amax.h"
+#include "quant/nvfp4/hadamard.h"
+#include "quant/nvfp4/operand.h"
+#include "quant/nvfp4/quantize.h"
+#include "quant/nvfp4/reference.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/block_scaled_test_support.h"
 

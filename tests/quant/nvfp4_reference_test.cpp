@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "quant/e2m1.h"
-#include "quant/hadamard.h"
-#include "quant/nvfp4_reference.h"
+#include "quant/nvfp4/e2m1.h"
+#include "quant/nvfp4/hadamard.h"
+#include "quant/nvfp4/reference.h"
 #include "quant/swizzled_scale_layout.h"
 #include "tests/quant/fp8_test_support.h"
 

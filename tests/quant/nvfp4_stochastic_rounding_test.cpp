@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "quant/e2m1.h"
-#include "quant/stochastic_rounding.h"
+#include "quant/nvfp4/detail/stochastic_rounding.h"
+#include "quant/nvfp4/e2m1.h"
 
 namespace gemmscope {
 namespace {

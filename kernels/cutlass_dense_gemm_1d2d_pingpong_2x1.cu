@@ -1,7 +1,0 @@
-// A configuration of CUTLASS's dense FP8Block GEMM in a file of its own, so that the
-// instantiations compile in parallel (kernels/cutlass_dense_gemm.cpp lists them all).
-
-#include "kernels/detail/cutlass_dense_gemm_kernel.cuh"
-
-GEMMSCOPE_CUTLASS_DENSE_CONFIG(1d2d_pingpong_2x1, BlockScaling::k1d2d, Schedule::kPingpong,
-                               TileScheduler::kPersistent, 64, 2, 1)

@@ -1,0 +1,17 @@
+// make_deepgemm_dense_gemms in a build without DeepGEMM (cmake/deepgemm.cmake found none): the
+// provider exists, so --provider=deepgemm parses everywhere, and says how to get it.
+
+#include "kernels/deepgemm/dense_gemm.h"
+#include "quant/base/unsupported.h"
+
+namespace gemmscope {
+
+std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmProblem& /*problem*/,
+                                                                    cudaStream_t /*stream*/) {
+  throw Unsupported(
+      "built without DeepGEMM: git clone https://github.com/deepseek-ai/DeepGEMM, then reconfigure "
+      "with -DGEMMSCOPE_DEEPGEMM_DIR=<the clone> (it needs CUTLASS too); the FP8Block Fprop and "
+      "Dgrad cases of --provider=deepgemm need it");
+}
+
+}  // namespace gemmscope
