@@ -23,7 +23,7 @@
 
 #include "bench/device_info.h"
 #include "bench/options.h"
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "bench/timing/clock_monitor.h"
 #include "bench/timing/gpc_clock_sampler.h"
 #include "bench/timing/gpu_warmup.h"

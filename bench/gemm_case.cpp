@@ -1,7 +1,6 @@
-#include <stdexcept>
+#include "bench/gemm_case.h"
 
-#include "bench/case_gemm.h"
-#include "bench/recipe.h"
+#include "bench/gemm_choice.h"
 
 namespace gemmscope {
 
@@ -15,26 +14,26 @@ std::string GemmCase::verify(cudaStream_t stream) {
     if (worst)
       verification_ = v;
     if (!v.passed() && failure.empty())
-      failure = v.failure_message() + " (" + case_gemm().current().algorithm() + ")";
+      failure = v.failure_message() + " (" + gemm_choice().current().algorithm() + ")";
   }
   use_alternative(0);
   return failure;
 }
 
 size_t GemmCase::alternatives() const {
-  return case_gemm().candidates();
+  return gemm_choice().candidates();
 }
 
 void GemmCase::use_alternative(size_t index) {
-  case_gemm().use(index);
+  gemm_choice().use(index);
 }
 
 void GemmCase::keep_alternative(size_t index, const std::vector<double>& seconds) {
-  case_gemm().keep(index, seconds);
+  gemm_choice().keep(index, seconds);
 }
 
 std::string GemmCase::trial_times() const {
-  return case_gemm().trial_times();
+  return gemm_choice().trial_times();
 }
 
 void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iteration,
@@ -49,18 +48,13 @@ void GemmCase::report(benchmark::UserCounters& counters, double seconds_per_iter
   }
   if (emulated())
     counters["emulated"] = 1;
-  if (const std::optional<double> pct = case_gemm().runner_up_pct())
+  if (const std::optional<double> pct = gemm_choice().runner_up_pct())
     counters["runner_up_pct"] = *pct;
   if (verification_) {
     counters["rel_err"] = verification_->rel_err;
     if (verification_->recipe_err)
       counters["recipe_err"] = *verification_->recipe_err;
   }
-}
-
-std::unique_ptr<OperandQuantizer> Recipe::make_quantizer(const OperandSource& /*source*/,
-                                                         cudaStream_t /*stream*/) const {
-  throw std::logic_error(name() + " does not quantize");
 }
 
 }  // namespace gemmscope

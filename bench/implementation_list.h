@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm_provider.h"
+
 namespace gemmscope {
 
-template <class Implementation>
 struct ImplementationList {
   bool automatic = true;
-  std::vector<Implementation> listed;  // in the order tried; empty when automatic
+  // In the order tried; empty when automatic. Entries of kernels/gemm_provider.h's lists.
+  std::vector<const GemmProvider*> listed;
 
-  static ImplementationList only(std::vector<Implementation> listed) {
+  static ImplementationList only(std::vector<const GemmProvider*> listed) {
     return {false, std::move(listed)};
   }
   bool operator==(const ImplementationList& other) const {
@@ -22,13 +24,12 @@ struct ImplementationList {
   }
 
   // "auto", or the listed names between commas: the flag's value, for the run's context.
-  template <class Name>
-  std::string text(Name name) const {
+  std::string text() const {
     if (automatic)
       return "auto";
     std::string text;
-    for (const Implementation implementation : listed)
-      text += (text.empty() ? "" : ",") + std::string(name(implementation));
+    for (const GemmProvider* provider : listed)
+      text += (text.empty() ? "" : ",") + std::string(provider->name);
     return text;
   }
 };

@@ -10,7 +10,7 @@
 #include "bench/bench_session.h"
 #include "bench/options.h"
 #include "bench/registration.h"
-#include "bench/run_context.h"
+#include "bench/run_context_writer.h"
 #include "shapes/presets.h"
 
 namespace {

@@ -78,41 +78,39 @@ void parse_shard(const FlagArgument& flag, BenchOptions* options) {
   options->shard_count = static_cast<int>(count);
 }
 
-// "--grouped=auto", "--grouped=loop,cutlass", "--provider=cublaslt": `auto` alone, or known
-// implementations, each at most once. `every` lists the implementations in the order of the
-// error message.
-template <class Implementation, size_t N, class Parse, class Name>
-ImplementationList<Implementation> parse_implementations(const FlagArgument& flag,
-                                                         const Implementation (&every)[N],
-                                                         Parse parse, Name name,
-                                                         const char* example) {
+// "--grouped=auto", "--grouped=loop,cutlass", "--provider=cublaslt": `auto` alone, or providers
+// of `every` (kernels/gemm_provider.h's list for the flag, in the order of the error message),
+// each at most once.
+ImplementationList parse_implementations(const FlagArgument& flag,
+                                         const std::vector<GemmProvider>& every,
+                                         const char* example) {
   if (flag.has_value && flag.value == "auto")
     return {};
   std::string names;
-  for (const Implementation i : every)
-    names += std::string(", ") + name(i);
+  for (const GemmProvider& provider : every)
+    names += std::string(", ") + provider.name;
   if (!flag.has_value) {
     throw std::invalid_argument("--" + flag.name +
                                 " needs a value: auto or a comma-separated list of " +
                                 names.substr(2) + " (e.g. " + example + ")");
   }
-  std::vector<Implementation> list;
+  std::vector<const GemmProvider*> list;
   size_t start = 0;
   while (true) {
     const size_t comma = flag.value.find(',', start);
     const std::string token = flag.value.substr(start, comma - start);
-    const std::optional<Implementation> implementation = parse(token);
-    if (!implementation || std::find(list.begin(), list.end(), *implementation) != list.end()) {
+    const GemmProvider* provider = find_provider(every, token);
+    if (provider == nullptr || std::find(list.begin(), list.end(), provider) != list.end()) {
       throw std::invalid_argument("--" + flag.name + "=" + flag.value + ": " +
-                                  (implementation    ? "'" + token + "' is listed twice"
+                                  (provider          ? "'" + token + "' is listed twice"
                                    : token == "auto" ? std::string("auto stands alone")
                                                      : "unknown implementation '" + token + "'") +
                                   "; expected auto or a comma-separated list of " +
                                   names.substr(2) + " (e.g. " + example + ")");
     }
-    list.push_back(*implementation);
+    list.push_back(provider);
     if (comma == std::string::npos)
-      return ImplementationList<Implementation>::only(std::move(list));
+      return ImplementationList::only(std::move(list));
     start = comma + 1;
   }
 }
@@ -149,12 +147,9 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
   } else if (flag.name == "emulate") {
     options->emulate = parse_bool(flag);
   } else if (flag.name == "grouped") {
-    options->grouped =
-        parse_implementations(flag, kGroupedImplementations, parse_grouped_implementation,
-                              grouped_implementation_name, "--grouped=cutlass,loop");
+    options->grouped = parse_implementations(flag, grouped_providers(), "--grouped=cutlass,loop");
   } else if (flag.name == "provider") {
-    options->provider = parse_implementations(flag, kDenseProviders, parse_dense_provider,
-                                              dense_provider_name, "--provider=cublaslt");
+    options->provider = parse_implementations(flag, dense_providers(), "--provider=cublaslt");
   } else if (flag.name == "profile") {
     options->profile = parse_bool(flag);
   } else if (flag.name == "gpu_warmup") {

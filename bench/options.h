@@ -8,8 +8,7 @@
 #include "bench/implementation_list.h"
 #include "bench/timing/gpu_warmup.h"
 #include "bench/timing/steady_state_run.h"
-#include "kernels/dense_provider.h"
-#include "kernels/grouped_gemm.h"
+#include "kernels/gemm_provider.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {
@@ -23,8 +22,8 @@ struct BenchOptions {
   bool emulate = false;   // MXFP8/NVFP4 without their tensor cores: emulated GEMM
   bool profile = false;   // cudaProfilerStart/Stop around the timed loops
   // --grouped and --provider: who runs expert (grouped) and dense GEMM cases.
-  ImplementationList<GroupedImplementation> grouped;
-  ImplementationList<DenseProvider> provider;
+  ImplementationList grouped;
+  ImplementationList provider;
   WarmupSettings warmup;      // busy GEMMs before the first case (bench/timing/gpu_warmup.h)
   int warmup_runs = 3;        // untimed runs of a case when it is prepared
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 #include "shapes/layer_gemms.h"
 
 namespace gemmscope {

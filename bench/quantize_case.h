@@ -17,7 +17,7 @@
 
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "bench/timing/timed_work.h"
 #include "shapes/workload.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Registers the cases of a run, in this order, each named as DESIGN.md fixes:
+// Registers the cases of a run, in this order, each named as the README's "Reading a case" fixes:
 //   for each recipe: its GEMM cases, mode by mode, in the workload's GEMM order
 //     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:, grouped ones with /G: before M:);
 //   then for each recipe that quantizes: its quantization cases
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench/bench_session.h"
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "shapes/workload.h"
 
 namespace gemmscope {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "kernels/reference/error.h"
 #include "quant/base/cuda_check.h"
 

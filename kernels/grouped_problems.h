@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 
 namespace gemmscope {
 

@@ -1,9 +1,9 @@
 // BF16: the baseline. The GEMM reads the training tensors as they are, in the layouts
 // frameworks launch (Fprop TN, Dgrad NN, Wgrad NT), FP32 accumulation, BF16 output.
 
-#include "bench/case_gemm.h"
+#include "bench/gemm_choice.h"
 #include "bench/pass_tensors.h"
-#include "bench/recipes/recipes.h"
+#include "bench/recipes/factories.h"
 
 namespace gemmscope {
 namespace {
@@ -13,7 +13,7 @@ class Bf16Case : public GemmCase {
   Bf16Case(const CaseSpec& spec, const RecipeContext& context)
       : GemmCase(spec.gemm),
         tensors_(spec.gemm, 1, context.stream),
-        gemm_(make_case_gemm(context, tensors_.bf16_problems(), spec.gemm.grouped(), false)) {}
+        gemm_(choose_gemm(context, tensors_.bf16_problems(), spec.gemm.grouped(), false)) {}
 
   void enqueue(cudaStream_t stream) override { gemm_.run(stream); }
   std::vector<GemmProblem> gemm_problems() const override { return tensors_.bf16_problems(); }
@@ -24,12 +24,12 @@ class Bf16Case : public GemmCase {
   size_t launches() const override { return gemm_.launches(); }
 
  protected:
-  CaseGemm& case_gemm() override { return gemm_; }
-  const CaseGemm& case_gemm() const override { return gemm_; }
+  GemmChoice& gemm_choice() override { return gemm_; }
+  const GemmChoice& gemm_choice() const override { return gemm_; }
 
  private:
   PassTensors tensors_;
-  CaseGemm gemm_;
+  GemmChoice gemm_;
 };
 
 class Bf16Recipe : public Recipe {

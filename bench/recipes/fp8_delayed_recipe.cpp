@@ -8,7 +8,7 @@
 
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/grouped_fp8_quantizer.h"
-#include "bench/recipes/recipes.h"
+#include "bench/recipes/factories.h"
 #include "kernels/device_buffer.h"
 #include "quant/fp8/delayed.h"
 #include "quant/fp8/operand.h"

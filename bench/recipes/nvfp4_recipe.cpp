@@ -9,7 +9,7 @@
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
 #include "bench/recipes/nvfp4_grouped_quantizer.h"
-#include "bench/recipes/recipes.h"
+#include "bench/recipes/factories.h"
 #include "kernels/device_buffer.h"
 #include "quant/nvfp4/operand.h"
 #include "quant/nvfp4/quantize.h"

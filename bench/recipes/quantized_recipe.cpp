@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "bench/case_gemm.h"
+#include "bench/gemm_choice.h"
 #include "bench/pass_tensors.h"
 #include "bench/recipes/per_group_quantizer.h"
 
@@ -80,7 +80,7 @@ class QuantizedGemmCase : public GemmCase {
       recipe.check_gemm_operand(problem.right.tensor);
       problems_.push_back(problem);
     }
-    gemm_.emplace(make_case_gemm(context, problems_, spec.gemm.grouped(),
+    gemm_.emplace(choose_gemm(context, problems_, spec.gemm.grouped(),
                                  !recipe.has_native_gemm(context.device)));
   }
 
@@ -102,8 +102,8 @@ class QuantizedGemmCase : public GemmCase {
   }
 
  protected:
-  CaseGemm& case_gemm() override { return *gemm_; }
-  const CaseGemm& case_gemm() const override { return *gemm_; }
+  GemmChoice& gemm_choice() override { return *gemm_; }
+  const GemmChoice& gemm_choice() const override { return *gemm_; }
 
  private:
   bool autocast_;
@@ -112,7 +112,7 @@ class QuantizedGemmCase : public GemmCase {
   std::unique_ptr<OperandQuantizer> left_;
   std::unique_ptr<OperandQuantizer> right_;
   std::vector<GemmProblem> problems_;
-  std::optional<CaseGemm> gemm_;  // made once the problems are known
+  std::optional<GemmChoice> gemm_;  // made once the problems are known
 };
 
 }  // namespace

@@ -10,7 +10,7 @@
 // A recipe supplies its OperandQuantizer and its GEMM settings. Where the GPU lacks the
 // recipe's tensor cores, the GEMM runs emulated (kernels/cublaslt/emulated_gemm.h) if the recipe allows.
 
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 
 namespace gemmscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the session times for one case, once it is prepared (buffers allocated and filled,
 // plans made, all outside timing): the work one iteration enqueues, an optional check before
-// timing, and the counters its GPU time turns into. GEMM cases (bench/recipe.h) and
+// timing, and the counters its GPU time turns into. GEMM cases (bench/recipes/recipe.h) and
 // quantization cases (bench/quantize_case.h) are the two kinds.
 
 #include <benchmark/benchmark.h>

@@ -27,6 +27,8 @@
 // needs lda >= m (lda = Q), T needs lda >= k (lda = K); transb N needs ldb >= k (ldb = K), T
 // needs ldb >= n (ldb = P); ldc = Q = m.
 
+#include "kernels/cublas/grouped_gemm.h"
+
 #include <cublas_v2.h>
 
 #include <climits>
@@ -37,7 +39,6 @@
 
 #include "kernels/detail/cublas_check.h"
 #include "kernels/device_buffer.h"
-#include "kernels/grouped_gemm.h"
 #include "kernels/grouped_problems.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"

@@ -13,7 +13,6 @@
 // operands give cuBLASLt's "TN", the only layout Hopper's FP8 tensor cores take.
 
 #include <cublasLt.h>
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -21,24 +20,9 @@
 
 #include "kernels/cublaslt/context.h"
 #include "kernels/device_buffer.h"
-#include "quant/quantized_tensor.h"
+#include "kernels/gemm_problem.h"
 
 namespace gemmscope {
-
-struct GemmOperand {
-  QuantizedTensor tensor;  // as stored: row-major [tensor.rows, tensor.cols]
-  bool k_major = true;     // true: stored [outer, K]; false: stored [K, outer]
-
-  int64_t outer() const { return k_major ? tensor.rows : tensor.cols; }
-  int64_t contraction() const { return k_major ? tensor.cols : tensor.rows; }
-};
-
-struct GemmProblem {
-  GemmOperand left;                 // [P, K]
-  GemmOperand right;                // [K, Q]
-  __nv_bfloat16* output = nullptr;  // [P, Q], row-major
-  bool fast_accumulation = false;   // FP8 only: cuBLASLt's FAST_ACCUM (no periodic promotion)
-};
 
 enum class AlgorithmChoice {
   kHeuristic,  // cuBLASLt's first heuristic answer, as frameworks use it

@@ -2,6 +2,8 @@
 // one cuBLASLt GEMM per expert, launched one after the other on one stream. It is the baseline
 // the grouped kernels are compared with.
 
+#include "kernels/cublaslt/loop_grouped_gemm.h"
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
@@ -12,7 +14,6 @@
 
 #include "kernels/cublaslt/emulated_gemm.h"
 #include "kernels/graph_replay.h"
-#include "kernels/grouped_gemm.h"
 #include "kernels/grouped_problems.h"
 #include "quant/base/unsupported.h"
 

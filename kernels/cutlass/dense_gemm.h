@@ -1,6 +1,6 @@
 #pragma once
 // CUTLASS's Hopper (sm_90a) dense GEMMs, the `cutlass` provider of --provider
-// (kernels/dense_provider.h): FP8Block's 1x128 x 128x128 block scales (Fprop, Dgrad) and
+// (kernels/gemm_provider.h): FP8Block's 1x128 x 128x128 block scales (Fprop, Dgrad) and
 // 1x128 x 1x128 (Wgrad), E4M3 operands, both K-major, the same GemmProblem cuBLASLt's
 // VEC128_32F / BLK128x128_32F plan runs (kernels/cublaslt/gemm_plan.h), with the scales where our
 // quantizers put them (quant/fp8/scale_layout.h): nothing is repacked, so run() launches the
@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {

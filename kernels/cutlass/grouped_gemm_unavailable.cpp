@@ -1,7 +1,7 @@
 // make_cutlass_grouped_gemms in a build without CUTLASS (cmake/cutlass.cmake found none): the
 // implementation exists, so --grouped=cutlass parses everywhere, and says how to get it.
 
-#include "kernels/grouped_gemm.h"
+#include "kernels/cutlass/grouped_gemm.h"
 #include "quant/base/unsupported.h"
 
 namespace gemmscope {

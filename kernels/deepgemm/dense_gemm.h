@@ -1,6 +1,6 @@
 #pragma once
 // DeepGEMM's Hopper (sm_90a) FP8 GEMM with 1x128 x 128x128 block scales, the `deepgemm` provider
-// of --provider (kernels/dense_provider.h): FP8Block's Fprop and Dgrad, run by the public kernel
+// of --provider (kernels/gemm_provider.h): FP8Block's Fprop and Dgrad, run by the public kernel
 // that sets the state of the art for them (deepseek-ai/DeepGEMM, an optional dependency that
 // cmake/deepgemm.cmake finds; none of its code is copied here). Our code is the host side: the
 // checks, the configurations instantiated (tile, multicast), their order, the TMA descriptors
@@ -20,7 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 
 namespace gemmscope::detail {
 

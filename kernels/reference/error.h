@@ -7,7 +7,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 
 namespace gemmscope {
 

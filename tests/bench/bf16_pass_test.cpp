@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/pass_tensors.h"
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "bench/verification.h"
 #include "shapes/gemm_shape.h"
 #include "tests/gpu_test_support.h"

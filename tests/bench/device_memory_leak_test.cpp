@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bench/quantize_case.h"
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "bench/verification.h"
 #include "quant/base/unsupported.h"
 #include "shapes/gemm_shape.h"

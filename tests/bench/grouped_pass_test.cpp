@@ -8,7 +8,7 @@
 
 #include <iostream>
 
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "bench/verification.h"
 #include "quant/base/unsupported.h"
 #include "shapes/gemm_shape.h"
@@ -83,21 +83,18 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
   for (const std::unique_ptr<Recipe>& recipe : all_recipes({/*emulate=*/true})) {
     if (!recipe->unsupported_reason(device).empty())
       continue;
-    for (const GroupedImplementation implementation :
-         {GroupedImplementation::kLoop, GroupedImplementation::kCublas,
-          GroupedImplementation::kCutlass}) {
+    for (const GemmProvider& implementation : grouped_providers()) {
       for (const Mode mode : recipe->modes()) {
         for (const GroupedCase& c : grouped_cases(GetParam())) {
           const std::string what = recipe->name() + " " + pass_name(GetParam()) + " " +
-                                   mode_name(mode) + " " + c.what + " via " +
-                                   grouped_implementation_name(implementation);
+                                   mode_name(mode) + " " + c.what + " via " + implementation.name;
           RecipeContext context{device, cublas, AlgorithmChoice::kHeuristic, nullptr,
-                                ImplementationList<GroupedImplementation>::only({implementation})};
+                                ImplementationList::only({&implementation})};
           std::unique_ptr<GemmCase> gemm_case;
           try {
             gemm_case = recipe->prepare(CaseSpec{c.gemm, mode}, context);
           } catch (const Unsupported& e) {
-            EXPECT_NE(implementation, GroupedImplementation::kLoop) << what << ": " << e.what();
+            EXPECT_STRNE(implementation.name, "loop") << what << ": " << e.what();
             std::cout << what << ": not run (" << e.what() << ")\n";
             continue;
           }
@@ -115,7 +112,7 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
             std::cout << what << ": rel_err " << v.rel_err << " padded_rows "
                       << gemm_case->padded_rows() << " (" << gemm_case->label() << ")\n";
           }
-          if (implementation == GroupedImplementation::kLoop)
+          if (implementation.name == std::string("loop"))
             ++loop_verified;
         }
       }

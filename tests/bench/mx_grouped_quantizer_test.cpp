@@ -15,7 +15,7 @@
 
 #include "bench/recipes/per_group_quantizer.h"
 #include "bench/recipes/quantized_recipe.h"
-#include "bench/recipes/recipes.h"
+#include "bench/recipes/factories.h"
 #include "quant/base/unsupported.h"
 #include "quant/format_names.h"
 #include "quant/swizzled_scale_layout.h"

@@ -29,6 +29,14 @@ struct Args {
   int argc;
 };
 
+// The providers of kernels/gemm_provider.h's lists, by name.
+const GemmProvider* dense(const char* name) {
+  return find_provider(dense_providers(), name);
+}
+const GemmProvider* grouped(const char* name) {
+  return find_provider(grouped_providers(), name);
+}
+
 TEST(Options, DefaultsWhenNoFlags) {
   Args args({});
   const BenchOptions options = parse_options(&args.argc, args.pointers.data());
@@ -269,18 +277,16 @@ TEST(Options, GroupedIsAutoOrAnOrderedListOfImplementations) {
   const BenchOptions parsed = parse_options(&defaults.argc, defaults.pointers.data());
   EXPECT_TRUE(parsed.grouped.automatic);
   EXPECT_TRUE(parsed.grouped.listed.empty());
-  EXPECT_EQ(parsed.grouped.text(grouped_implementation_name), "auto");
+  EXPECT_EQ(parsed.grouped.text(), "auto");
   Args automatic({"--grouped=auto"});
   EXPECT_EQ(parse_options(&automatic.argc, automatic.pointers.data()).grouped,
-            ImplementationList<GroupedImplementation>{});
+            ImplementationList{});
   Args args({"--grouped=cutlass,cublas,loop"});
-  const ImplementationList<GroupedImplementation> listed =
-      parse_options(&args.argc, args.pointers.data()).grouped;
+  const ImplementationList listed = parse_options(&args.argc, args.pointers.data()).grouped;
   EXPECT_FALSE(listed.automatic);
-  EXPECT_EQ(listed.listed, (std::vector<GroupedImplementation>{GroupedImplementation::kCutlass,
-                                                               GroupedImplementation::kCublas,
-                                                               GroupedImplementation::kLoop}));
-  EXPECT_EQ(listed.text(grouped_implementation_name), "cutlass,cublas,loop");
+  EXPECT_EQ(listed.listed, (std::vector<const GemmProvider*>{grouped("cutlass"), grouped("cublas"),
+                                                             grouped("loop")}));
+  EXPECT_EQ(listed.text(), "cutlass,cublas,loop");
 }
 
 TEST(Options, GroupedRefusesUnknownRepeatedAndEmptyImplementations) {
@@ -304,18 +310,16 @@ TEST(Options, ProviderIsAutoOrAnOrderedListOfProviders) {
   Args defaults({});
   EXPECT_TRUE(parse_options(&defaults.argc, defaults.pointers.data()).provider.automatic);
   Args args({"--provider=cutlass,cublaslt"});
-  const ImplementationList<DenseProvider> listed =
-      parse_options(&args.argc, args.pointers.data()).provider;
+  const ImplementationList listed = parse_options(&args.argc, args.pointers.data()).provider;
   EXPECT_FALSE(listed.automatic);
-  EXPECT_EQ(listed.listed,
-            (std::vector<DenseProvider>{DenseProvider::kCutlass, DenseProvider::kCublasLt}));
-  EXPECT_EQ(listed.text(dense_provider_name), "cutlass,cublaslt");
+  EXPECT_EQ(listed.listed, (std::vector<const GemmProvider*>{dense("cutlass"), dense("cublaslt")}));
+  EXPECT_EQ(listed.text(), "cutlass,cublaslt");
   Args one({"--provider=cublaslt"});
   EXPECT_EQ(parse_options(&one.argc, one.pointers.data()).provider.listed,
-            std::vector<DenseProvider>{DenseProvider::kCublasLt});
+            std::vector<const GemmProvider*>{dense("cublaslt")});
   Args deepgemm({"--provider=deepgemm,cutlass"});
   EXPECT_EQ(parse_options(&deepgemm.argc, deepgemm.pointers.data()).provider.listed,
-            (std::vector<DenseProvider>{DenseProvider::kDeepGemm, DenseProvider::kCutlass}));
+            (std::vector<const GemmProvider*>{dense("deepgemm"), dense("cutlass")}));
 }
 
 TEST(Options, ProviderRefusesUnknownRepeatedAndEmptyProviders) {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "kernels/grouped_gemm.h"
+#include "kernels/cutlass/grouped_gemm.h"
 #include "kernels/reference/error.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"

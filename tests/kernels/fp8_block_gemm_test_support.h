@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 #include "kernels/grouped_gemm.h"
 #include "kernels/reference/error.h"
 #include "quant/base/cuda_check.h"

@@ -3,7 +3,7 @@
 // NaN, so a group computed with the wrong transpose, leading dimension or pointer, or not
 // written at all, fails. The token, validation and refusal tests at the end need no GPU.
 
-#include "kernels/grouped_gemm.h"
+#include "kernels/gemm_provider.h"
 
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cublas/grouped_gemm.h"
+#include "kernels/cublaslt/loop_grouped_gemm.h"
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
 #include "kernels/random_fill.h"
@@ -257,21 +259,30 @@ TEST(CublasGroupedGemm, Bf16MatchesReferenceInEveryPassLayout) {
 
 // Host tests from here on: nothing below touches a GPU.
 
-TEST(GroupedImplementation, NamesRoundTrip) {
-  for (GroupedImplementation implementation :
-       {GroupedImplementation::kLoop, GroupedImplementation::kCublas,
-        GroupedImplementation::kCutlass}) {
-    EXPECT_EQ(parse_grouped_implementation(grouped_implementation_name(implementation)),
-              implementation);
+TEST(GemmProvider, CandidateListsInTheOrderAutoTriesThem) {
+  std::vector<std::string> grouped;
+  for (const GemmProvider& provider : grouped_providers())
+    grouped.push_back(provider.name);
+  EXPECT_EQ(grouped, (std::vector<std::string>{"loop", "cublas", "cutlass"}));
+  std::vector<std::string> dense;
+  for (const GemmProvider& provider : dense_providers())
+    dense.push_back(provider.name);
+  EXPECT_EQ(dense, (std::vector<std::string>{"cublaslt", "cutlass", "deepgemm"}));
+  // Only cuBLASLt's path runs the emulated MXFP8/NVFP4 GEMM.
+  for (const auto* list : {&grouped_providers(), &dense_providers()}) {
+    for (const GemmProvider& provider : *list)
+      EXPECT_EQ(provider.emulates,
+                provider.name == std::string("loop") || provider.name == std::string("cublaslt"))
+          << provider.name;
   }
-  EXPECT_STREQ(grouped_implementation_name(GroupedImplementation::kLoop), "loop");
-  EXPECT_STREQ(grouped_implementation_name(GroupedImplementation::kCublas), "cublas");
-  EXPECT_STREQ(grouped_implementation_name(GroupedImplementation::kCutlass), "cutlass");
 }
 
-TEST(GroupedImplementation, UnknownTokensAreNotParsed) {
+TEST(GemmProvider, FoundByExactNameOnly) {
+  for (const GemmProvider& provider : grouped_providers())
+    EXPECT_EQ(find_provider(grouped_providers(), provider.name), &provider);
   for (const char* token : {"", "Loop", "cuBLAS", "cutlass ", "loop,cublas", "cublaslt"})
-    EXPECT_EQ(parse_grouped_implementation(token), std::nullopt) << "'" << token << "'";
+    EXPECT_EQ(find_provider(grouped_providers(), token), nullptr) << "'" << token << "'";
+  EXPECT_EQ(find_provider(dense_providers(), "loop"), nullptr);
 }
 
 // Problems whose pointers are never dereferenced: the checks run before anything touches them.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/gemm_problem.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope::cutlass_grouped {

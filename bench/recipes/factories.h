@@ -1,9 +1,9 @@
 #pragma once
-// One factory per precision; all_recipes() (bench/recipe.h) lists them in report order.
+// One factory per precision; all_recipes() (bench/recipes/recipe.h) lists them in report order.
 
 #include <memory>
 
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 
 namespace gemmscope {
 

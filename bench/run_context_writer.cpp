@@ -1,4 +1,4 @@
-#include "bench/run_context.h"
+#include "bench/run_context_writer.h"
 
 #include <benchmark/benchmark.h>
 
@@ -37,7 +37,7 @@ void add_routing_context(const Workload& workload, const BenchOptions& options) 
   for (const int64_t r : workload.expert_routing.rows)
     rows += (rows.empty() ? "" : ",") + std::to_string(r);
   AddCustomContext("expert_rows", rows);
-  AddCustomContext("grouped", options.grouped.text(grouped_implementation_name));
+  AddCustomContext("grouped", options.grouped.text());
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
                      const BenchOptions& options) {
   using benchmark::AddCustomContext;
   AddCustomContext("device_name", device.name);
-  AddCustomContext("provider", options.provider.text(dense_provider_name));
+  AddCustomContext("provider", options.provider.text());
   // Which implementations --provider and --grouped could choose from in this build.
   const std::string cutlass = GEMMSCOPE_CUTLASS_VERSION;
   AddCustomContext("cutlass", cutlass.empty() ? "not built" : cutlass);

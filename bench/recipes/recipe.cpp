@@ -1,6 +1,15 @@
-#include "bench/recipes/recipes.h"
+#include "bench/recipes/recipe.h"
+
+#include <stdexcept>
+
+#include "bench/recipes/factories.h"
 
 namespace gemmscope {
+
+std::unique_ptr<OperandQuantizer> Recipe::make_quantizer(const OperandSource& /*source*/,
+                                                         cudaStream_t /*stream*/) const {
+  throw std::logic_error(name() + " does not quantize");
+}
 
 std::vector<std::unique_ptr<Recipe>> all_recipes(const RecipeSettings& settings) {
   std::vector<std::unique_ptr<Recipe>> recipes;

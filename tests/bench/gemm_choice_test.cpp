@@ -1,8 +1,8 @@
-// What a case says about the GEMM it runs (bench/case_gemm.h): the candidate in use, the trial's
+// What a case says about the GEMM it runs (bench/gemm_choice.h): the candidate in use, the trial's
 // verdict (the kept candidate's time, the runner-up's and by how much it lost; every candidate's
 // time for --list_kernels), and what could not run. Fake GEMMs: no GPU needed.
 
-#include "bench/case_gemm.h"
+#include "bench/gemm_choice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -27,16 +27,16 @@ class FakeGemm : public GroupedGemm {
   size_t launches_;
 };
 
-CaseGemm three_candidates(std::string refused) {
+GemmChoice three_candidates(std::string refused) {
   std::vector<std::unique_ptr<GroupedGemm>> candidates;
   candidates.push_back(std::make_unique<FakeGemm>("loop", 32));
   candidates.push_back(std::make_unique<FakeGemm>("cutlass 128x128", 1));
   candidates.push_back(std::make_unique<FakeGemm>("cutlass 64x128", 2));
-  return CaseGemm(std::move(candidates), std::move(refused));
+  return GemmChoice(std::move(candidates), std::move(refused));
 }
 
-TEST(CaseGemm, RunsTheFirstCandidateUntilTheTrialKeepsAnother) {
-  CaseGemm gemm = three_candidates("");
+TEST(GemmChoice, RunsTheFirstCandidateUntilTheTrialKeepsAnother) {
+  GemmChoice gemm = three_candidates("");
   EXPECT_EQ(gemm.candidates(), 3u);
   EXPECT_EQ(gemm.current().algorithm(), "loop");
   EXPECT_EQ(gemm.launches(), 32u);  // the most of any candidate: what a batch must allow
@@ -47,8 +47,8 @@ TEST(CaseGemm, RunsTheFirstCandidateUntilTheTrialKeepsAnother) {
   EXPECT_THROW(gemm.use(3), std::out_of_range);
 }
 
-TEST(CaseGemm, LabelNamesTheKeptCandidateAndTheRunnerUp) {
-  CaseGemm gemm = three_candidates("cublas: BF16 only");
+TEST(GemmChoice, LabelNamesTheKeptCandidateAndTheRunnerUp) {
+  GemmChoice gemm = three_candidates("cublas: BF16 only");
   gemm.keep(1, {300e-6, 200e-6, 210e-6});
   EXPECT_EQ(gemm.current().algorithm(), "cutlass 128x128");
   ASSERT_TRUE(gemm.runner_up_pct().has_value());
@@ -58,23 +58,23 @@ TEST(CaseGemm, LabelNamesTheKeptCandidateAndTheRunnerUp) {
             "[refused: cublas: BF16 only]");
 }
 
-TEST(CaseGemm, ACandidateNeverTimedIsNoRunnerUp) {
-  CaseGemm gemm = three_candidates("");
+TEST(GemmChoice, ACandidateNeverTimedIsNoRunnerUp) {
+  GemmChoice gemm = three_candidates("");
   gemm.keep(0, {100e-6, 0, 0});
   EXPECT_FALSE(gemm.runner_up_pct().has_value());
   EXPECT_THAT(gemm.label(), Not(HasSubstr("next:")));
 }
 
-TEST(CaseGemm, TrialTimesListEveryCandidateInTheOrderTried) {
-  CaseGemm gemm = three_candidates("");
+TEST(GemmChoice, TrialTimesListEveryCandidateInTheOrderTried) {
+  GemmChoice gemm = three_candidates("");
   EXPECT_EQ(gemm.trial_times(), "");  // no trial yet
   gemm.keep(1, {300e-6, 200e-6, 0});
   EXPECT_EQ(gemm.trial_times(),
             "loop 300.0 us; cutlass 128x128 200.0 us (kept); cutlass 64x128 not timed");
 }
 
-TEST(CaseGemm, NeedsACandidate) {
-  EXPECT_THROW(CaseGemm({}, "loop: no"), std::invalid_argument);
+TEST(GemmChoice, NeedsACandidate) {
+  EXPECT_THROW(GemmChoice({}, "loop: no"), std::invalid_argument);
 }
 
 }  // namespace

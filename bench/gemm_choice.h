@@ -1,9 +1,9 @@
 #pragma once
-// The GEMM a GEMM case runs, chosen when the case is prepared and, where several can run it,
-// when it is timed. A dense case's candidates come from --provider (cuBLASLt, CUTLASS), a
-// grouped (expert) case's from --grouped (a loop of cuBLASLt GEMMs, cuBLAS's grouped GEMM,
-// CUTLASS's grouped GEMM): with `auto` every configuration of every implementation that can run
-// the case, otherwise every configuration of the first listed one that can. Timing tries the
+// Which GEMM a GEMM case runs: the candidates, chosen when the case is prepared, and the one in
+// use, chosen, where several can run it, when the case is timed. A dense case's candidates come
+// from --provider, a grouped (expert) case's from --grouped (kernels/gemm_provider.h's lists):
+// with `auto` every configuration of every provider that can run the case, otherwise every
+// configuration of the first listed one that can. Timing tries the
 // candidates while the case's group settles and keeps the fastest (bench/timing/
 // alternative_trial.h); the label names it, the runner-up's time and why others could not run.
 
@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "bench/recipe.h"
+#include "bench/recipes/recipe.h"
 #include "kernels/grouped_gemm.h"
 
 namespace gemmscope {
 
-class CaseGemm {
+class GemmChoice {
  public:
   // `refused`: "cutlass: <reason>; ..." for the implementations that could not run the case.
-  CaseGemm(std::vector<std::unique_ptr<GroupedGemm>> candidates, std::string refused);
+  GemmChoice(std::vector<std::unique_ptr<GroupedGemm>> candidates, std::string refused);
 
   // Enqueues the current candidate.
   void run(cudaStream_t stream) const { current().run(stream); }
@@ -53,7 +53,7 @@ class CaseGemm {
 
 // `emulate`: the recipe's GEMMs run emulated on this GPU (only cuBLASLt's path does that).
 // Throws Unsupported listing every implementation's reason when none can run the problems.
-CaseGemm make_case_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,
-                        bool grouped, bool emulate);
+GemmChoice choose_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,
+                       bool grouped, bool emulate);
 
 }  // namespace gemmscope
