@@ -1,8 +1,8 @@
 #pragma once
 // What MXFP8 and NVFP4 share: cuBLASLt runs their GEMMs on Blackwell's tensor cores
 // (compute capability 10.0 and newer) only. Elsewhere their GEMM cases are skipped with that
-// reason, or, with --emulate, run on the exact emulated GEMM (kernels/cublaslt/emulated_gemm.h). Both
-// accumulate in FP32 without FAST_ACCUM.
+// reason, or, with --emulate, run on the exact emulated GEMM (kernels/cublaslt/emulated_gemm.h).
+// Both accumulate in FP32 without FAST_ACCUM.
 //
 // The native path is written to the cuBLASLt documentation and NVIDIA's LtMxfp8Matmul and
 // LtNvfp4Matmul samples, but gemmscope has not run it on Blackwell hardware yet.

@@ -5,9 +5,9 @@
 // (GroupedFp8Quantizer).
 
 #include "bench/recipes/block_scaled_quantizer.h"
+#include "bench/recipes/factories.h"
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/grouped_fp8_quantizer.h"
-#include "bench/recipes/factories.h"
 #include "quant/fp8/block.h"
 #include "quant/fp8/operand.h"
 

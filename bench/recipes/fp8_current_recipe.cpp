@@ -3,9 +3,9 @@
 // operand's groups are quantized together, each with its own amax and scale
 // (GroupedFp8Quantizer).
 
+#include "bench/recipes/factories.h"
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/grouped_fp8_quantizer.h"
-#include "bench/recipes/factories.h"
 #include "kernels/device_buffer.h"
 #include "quant/fp8/operand.h"
 #include "quant/fp8/tensorwise.h"

@@ -6,9 +6,9 @@
 // Only autocast is registered: FP8Delayed's prequant GEMM would be exactly FP8Current's
 // (same formats, one FP32 scale per tensor), so timing it again would add nothing.
 
+#include "bench/recipes/factories.h"
 #include "bench/recipes/fp8_recipe.h"
 #include "bench/recipes/grouped_fp8_quantizer.h"
-#include "bench/recipes/factories.h"
 #include "kernels/device_buffer.h"
 #include "quant/fp8/delayed.h"
 #include "quant/fp8/operand.h"

@@ -5,8 +5,8 @@
 #include "bench/recipes/block_scaled_layouts.h"
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/block_scaled_recipe.h"
-#include "bench/recipes/mxfp8_grouped_quantizer.h"
 #include "bench/recipes/factories.h"
+#include "bench/recipes/mxfp8_grouped_quantizer.h"
 #include "quant/mxfp8/operand.h"
 #include "quant/mxfp8/quantize.h"
 

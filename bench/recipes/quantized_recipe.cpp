@@ -81,7 +81,7 @@ class QuantizedGemmCase : public GemmCase {
       problems_.push_back(problem);
     }
     gemm_.emplace(choose_gemm(context, problems_, spec.gemm.grouped(),
-                                 !recipe.has_native_gemm(context.device)));
+                              !recipe.has_native_gemm(context.device)));
   }
 
   void enqueue(cudaStream_t stream) override {

@@ -8,7 +8,8 @@
 // In autocast mode the case's timed work is both operands' quantization (with the recipe's
 // per-step bookkeeping) and the GEMM; in prequant mode the GEMM alone, on copies made once.
 // A recipe supplies its OperandQuantizer and its GEMM settings. Where the GPU lacks the
-// recipe's tensor cores, the GEMM runs emulated (kernels/cublaslt/emulated_gemm.h) if the recipe allows.
+// recipe's tensor cores, the GEMM runs emulated (kernels/cublaslt/emulated_gemm.h) if the recipe
+// allows.
 
 #include "bench/recipes/recipe.h"
 

@@ -20,9 +20,9 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/event_timer.h"
 #include "bench/timing/l2_flush.h"
 #include "bench/timing/stream_blocker.h"
+#include "kernels/event_timer.h"
 
 namespace gemmscope {
 

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "kernels/device_buffer.h"
 #include "kernels/cublaslt/gemm_plan.h"
+#include "kernels/device_buffer.h"
 
 namespace gemmscope {
 

@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/cublaslt/tensor_scale_alpha.h"
 #include "kernels/detail/cublas_check.h"
 #include "kernels/event_timer.h"
-#include "kernels/cublaslt/tensor_scale_alpha.h"
 #include "quant/base/cuda_check.h"
 
 namespace gemmscope {

@@ -1,7 +1,7 @@
-// make_cutlass_grouped_gemms (kernels/cutlass/grouped_gemm.h): CUTLASS's Hopper pointer-array grouped
-// GEMM for BF16 and the FP8 recipes. Each configuration is one persistent sm_90a kernel (TMA
-// loads, warp-specialized wgmma, cooperative or ping-pong) that walks every group's tiles; each
-// group's pointers, strides, sizes and scales come from device arrays written once at
+// make_cutlass_grouped_gemms (kernels/cutlass/grouped_gemm.h): CUTLASS's Hopper pointer-array
+// grouped GEMM for BF16 and the FP8 recipes. Each configuration is one persistent sm_90a kernel
+// (TMA loads, warp-specialized wgmma, cooperative or ping-pong) that walks every group's tiles;
+// each group's pointers, strides, sizes and scales come from device arrays written once at
 // construction, so run() enqueues that one kernel (plus, for some weights, the scale repack
 // below). The kernels and their configurations are in
 // kernels/cutlass/detail/grouped_gemm_kernel.cuh, instantiated one kind a file
@@ -78,8 +78,8 @@
 #include <cutlass/detail/blockwise_scale_layout.hpp>
 
 #include "kernels/cutlass/detail/grouped_gemm_configurations.h"
-#include "kernels/detail/sm90_device.h"
 #include "kernels/cutlass/grouped_gemm.h"
+#include "kernels/detail/sm90_device.h"
 #include "kernels/grouped_problems.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/recipes/factories.h"
 #include "bench/recipes/per_group_quantizer.h"
 #include "bench/recipes/quantized_recipe.h"
-#include "bench/recipes/factories.h"
 #include "quant/fp8/operand.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/recipes/factories.h"
 #include "bench/recipes/per_group_quantizer.h"
 #include "bench/recipes/quantized_recipe.h"
-#include "bench/recipes/factories.h"
 #include "quant/base/unsupported.h"
 #include "quant/format_names.h"
 #include "quant/swizzled_scale_layout.h"

@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/device_buffer.h"
 #include "kernels/cutlass/grouped_gemm.h"
+#include "kernels/device_buffer.h"
 #include "kernels/reference/error.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"

@@ -1,6 +1,6 @@
 #pragma once
-// CUTLASS's sm90 group tile scheduler, with the tile order of kernels/cutlass/detail/tile_runs.h: each
-// cluster takes runs of consecutive tiles, so that it stays in one group for several tiles.
+// CUTLASS's sm90 group tile scheduler, with the tile order of kernels/cutlass/detail/tile_runs.h:
+// each cluster takes runs of consecutive tiles, so that it stays in one group for several tiles.
 // Included by kernels/cutlass/detail/grouped_gemm_kernel.cuh only.
 //
 // Why: CUTLASS's group scheduler hands tile t to cluster t mod (clusters in the grid), so with
