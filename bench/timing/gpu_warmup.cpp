@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "bench/pass_tensors.h"
+#include "kernels/cublaslt/gemm_plan.h"
 #include "quant/base/cuda_check.h"
 
 namespace gemmscope {

@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cublaslt/context.h"
 #include "kernels/detail/cublas_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
