@@ -1,4 +1,4 @@
-# CUTLASS (header-only) for the Hopper kernels of kernels/cutlass_*: the grouped GEMMs behind
+# CUTLASS (header-only) for the Hopper kernels of kernels/cutlass/: the grouped GEMMs behind
 # --grouped=cutlass and the dense block-scaled GEMMs behind --provider=cutlass. Optional: without
 # it everything else builds, those implementations refuse their cases saying how to get it, and
 # --grouped=auto / --provider=auto choose among the others.

@@ -1,4 +1,4 @@
-# DeepGEMM (deepseek-ai/DeepGEMM, header-only CUDA templates, MIT) for kernels/deepgemm_*: the
+# DeepGEMM (deepseek-ai/DeepGEMM, header-only CUDA templates, MIT) for kernels/deepgemm/: the
 # dense FP8Block Fprop and Dgrad GEMMs behind --provider=deepgemm. Optional: without it everything
 # else builds, that provider refuses its cases saying how to get it, and --provider=auto chooses
 # among the others. Its kernels include CUTLASS's CuTe, so it needs CUTLASS (cmake/cutlass.cmake).
