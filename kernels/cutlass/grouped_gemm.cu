@@ -87,7 +87,7 @@
 #include "quant/fp8/scale_layout.h"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "cutlass_grouped_gemm.cu is built for sm_90a only (kernels/CMakeLists.txt sets its target)"
+#error "this file is built for sm_90a only (see kernels/cutlass/CMakeLists.txt)"
 #endif
 
 namespace gemmscope {

@@ -52,7 +52,7 @@
 #include "quant/fp8/scale_layout.h"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "DeepGEMM's Hopper kernels are built for sm_90a only (kernels/CMakeLists.txt)"
+#error "DeepGEMM's Hopper kernels are built for sm_90a only (kernels/deepgemm/CMakeLists.txt)"
 #endif
 
 namespace gemmscope {

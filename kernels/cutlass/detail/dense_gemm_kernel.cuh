@@ -53,7 +53,7 @@
 #include "quant/fp8/scale_layout.h"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "the CUTLASS dense GEMM is built for sm_90a only (kernels/CMakeLists.txt sets its targets)"
+#error "the CUTLASS dense GEMM is built for sm_90a only (see kernels/cutlass/CMakeLists.txt)"
 #endif
 
 namespace gemmscope::cutlass_dense {

@@ -32,7 +32,7 @@
 #include "quant/base/unsupported.h"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "the CUTLASS grouped GEMM is built for sm_90a only (kernels/CMakeLists.txt sets its target)"
+#error "the CUTLASS grouped GEMM is built for sm_90a only (see kernels/cutlass/CMakeLists.txt)"
 #endif
 
 namespace gemmscope::cutlass_grouped {
