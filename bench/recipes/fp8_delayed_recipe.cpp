@@ -28,10 +28,14 @@ class Fp8DelayedQuantizer : public OperandQuantizer {
     reset_delayed_scaling(state_, stream);
   }
 
+  // The scale update first, then the cast with the scale it leaves: the copies' scale_inv is then
+  // the one their cast used until the next quantize(), as TransformerEngine's FP8 tensors keep
+  // the scale_inv of their cast. (Cast first, a GEMM reading scale_inv after the update would
+  // get the next step's.)
   void quantize(cudaStream_t stream) override {
+    update_delayed_scaling(state_, layout_.format, stream);
     cast_fp8_delayed(source_.data, source_.rows, source_.cols, layout_.format, state_,
                      {rowwise_.get(), columnwise_.get()}, stream);
-    update_delayed_scaling(state_, layout_.format, stream);
   }
   QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
     return columnwise ? layout_.columnwise(columnwise_.get(), state_.scale_inv)

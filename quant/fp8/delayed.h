@@ -17,6 +17,11 @@
 //      (TE's multi-tensor variant, used by its PyTorch module, also skips the roll when this
 //      step's amax is 0; the single-tensor kernel followed here always rolls.)
 //
+// gemmscope's quantizers run step 2 before step 1 of each quantization (the update from the
+// history of earlier steps, then this step's cast with the scale it leaves): the same sequence of
+// scales, and the copies' scale_inv is the one their cast used until the next quantization, as
+// TransformerEngine's FP8 tensors keep the scale_inv of their cast.
+//
 // All device work on `stream`, no host synchronisation.
 
 #include <cuda_bf16.h>

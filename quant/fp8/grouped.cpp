@@ -185,8 +185,10 @@ void Fp8GroupedQuantization::quantize(cudaStream_t stream) const {
       cast_.launch_cast(stream);
       return;
     case Recipe::kDelayed:
-      cast_.launch_cast(stream);
+      // Update first: the cast's scale_inv stays the copies' until the next quantize()
+      // (quant/fp8/delayed.h).
       update_delayed_scaling_states(states_, groups, history_length_, format_, stream);
+      cast_.launch_cast(stream);
       return;
     case Recipe::kBlock:
       cast_.launch_cast(stream);

@@ -5,7 +5,7 @@
 // (its own scales, its own transposed columnwise copy), in a number of launches that does not grow
 // with the number of groups:
 //   current  a memset of every group's state, every group's amax, every group's scale, the cast
-//   delayed  the cast, recording each group's amax; every group's history roll and scale
+//   delayed  every group's history roll and scale, then the cast, recording each group's amax
 //   block    the cast, 1x128 (activations and gradients) or 128x128 (weights)
 // A group without rows is not quantized; its copies are empty.
 //

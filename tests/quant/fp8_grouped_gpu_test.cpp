@@ -351,9 +351,9 @@ void expect_delayed_matches(const GroupedShape& shape, ElementFormat format, Ope
         expect_empty_group(quantization, g);
         continue;
       }
+      update_delayed_scaling(single_states[g], format, nullptr);
       cast_fp8_delayed(operand.group_input(g), rows, shape.cols, format, single_states[g],
                        singles[g]->cast_targets(), nullptr);
-      update_delayed_scaling(single_states[g], format, nullptr);
       const auto state =
           Fp8DelayedScalingState::in_buffer(states.get() + g * stride, history_length);
       EXPECT_EQ(device_mismatches(state.scale, single_states[g].scale), "") << "scale";
