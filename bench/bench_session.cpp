@@ -183,8 +183,9 @@ std::unique_ptr<BenchSession::PreparedCase> BenchSession::prepare(size_t index) 
   prepared->nvtx_names = nvtx_components(definition.name);
   const AlgorithmChoice algorithm =
       options_.autotune ? AlgorithmChoice::kAutotune : AlgorithmChoice::kHeuristic;
-  prepared->work = definition.prepare(
-      RecipeContext{device_, *cublas_, algorithm, stream_, options_.grouped, options_.provider});
+  prepared->work =
+      definition.prepare(RecipeContext{device_, *cublas_, algorithm, stream_, options_.grouped,
+                                       options_.provider, options_.microbatches});
   if (options_.verify) {
     const std::string failure = prepared->work->verify(stream_);
     if (!failure.empty())
@@ -404,8 +405,13 @@ void BenchSession::run_benchmark_loop(benchmark::State& state, size_t index) {
     GroupSamples group;
     timer.begin_recording();
     std::uint64_t iteration = 0;
+    // One Google Benchmark iteration is one period of the work (TimedWork::period): its mean.
+    const size_t period = std::max<size_t>(1, prepared_->work->period());
     for (auto _ : state) {
-      const double seconds = timer.time_iteration(member, kernel_id(0, iteration++));
+      double seconds = 0;
+      for (size_t i = 0; i < period; ++i)
+        seconds += timer.time_iteration(member, kernel_id(0, iteration++));
+      seconds /= static_cast<double>(period);
       state.SetIterationTime(seconds);
       samples.seconds.push_back(seconds);
     }

@@ -1,6 +1,7 @@
 #include "bench/options.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -119,12 +120,16 @@ double parse_seconds(const FlagArgument& flag) {
   return parse_number(flag, 0, 3600, /*low_inclusive=*/true, "a number of seconds");
 }
 
-int parse_count(const FlagArgument& flag, int max) {
+// A whole number from `min` to `max`.
+int parse_count(const FlagArgument& flag, int max, int min = 0) {
   char* end = nullptr;
+  errno = 0;
   const long value = std::strtol(flag.value.c_str(), &end, 10);
-  if (!flag.has_value || flag.value.empty() || *end != '\0' || value < 0 || value > max) {
+  if (!flag.has_value || flag.value.empty() || *end != '\0' || errno == ERANGE || value < min ||
+      value > max) {
     throw std::invalid_argument("--" + flag.name + "=" + flag.value +
-                                ": expected a whole number from 0 to " + std::to_string(max));
+                                ": expected a whole number from " + std::to_string(min) + " to " +
+                                std::to_string(max));
   }
   return static_cast<int>(value);
 }
@@ -158,6 +163,8 @@ bool apply_flag(const FlagArgument& flag, BenchOptions* options) {
     options->warmup.max_s = parse_seconds(flag);
   } else if (flag.name == "warmup_runs") {
     options->warmup_runs = parse_count(flag, 1000);
+  } else if (flag.name == "microbatches") {
+    options->microbatches = parse_count(flag, kMaxMicrobatches, 1);
   } else if (flag.name == "steady_state") {
     options->timing.steady_state = parse_bool(flag);
   } else if (flag.name == "max_settle") {
@@ -288,6 +295,11 @@ Mixture of experts (--num_experts makes a model MoE; MoE presets: see --list_mod
                              balanced; skewed is skewed:1)
 Multi-head latent attention (DeepSeek; --kv_lora_rank turns it on):
   --q_lora_rank=N --kv_lora_rank=N --qk_nope_head_dim=N --qk_rope_head_dim=N --v_head_dim=N
+Training step (step cases, the headline verdict; see docs/recipes.md):
+  --microbatches=N           microbatches per optimizer step (gradient accumulation; default
+                             1): a step case quantizes W once per N microbatches, as
+                             TransformerEngine keeps W's copies across them, and its time is
+                             a microbatch's, W's cast counted at 1/N (1 to 1024)
 Or a list of GEMMs, each registered as Fprop/gemm{i} (not combinable with the flags above):
   --shapes=MxKxN[,MxKxN...]
 

@@ -13,6 +13,11 @@
 
 namespace gemmscope {
 
+// --microbatches' upper bound: a step case's sample is that many microbatches (TimedWork::
+// period), so a larger N makes each sample longer; and past a few hundred the weight's share of
+// a microbatch is well below the run-to-run spread.
+inline constexpr int kMaxMicrobatches = 1024;
+
 struct BenchOptions {
   bool help = false;
   bool list_models = false;
@@ -26,6 +31,7 @@ struct BenchOptions {
   ImplementationList provider;
   WarmupSettings warmup;      // busy GEMMs before the first case (bench/timing/gpu_warmup.h)
   int warmup_runs = 3;        // untimed runs of a case when it is prepared
+  int microbatches = 1;       // of an optimizer step: a step case casts W once per this many
   TimingSettings timing;      // steady state, the stopping rule, the kernel timer
   bool list_kernels = false;  // print each case's kernels (from the kernel timer)
   std::string timeline_path;  // --timeline=FILE: NVML readings and samples as CSV

@@ -85,6 +85,8 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   AddCustomContext("verify", bool_text(options.verify));
   AddCustomContext("emulate", bool_text(options.emulate));
   AddCustomContext("warmup_runs", std::to_string(options.warmup_runs));
+  // A step case's weight is quantized once per this many microbatches (gemm_report reads it).
+  AddCustomContext("microbatches", std::to_string(options.microbatches));
   const TimingSettings& timing = options.timing;
   AddCustomContext("steady_state", timing.steady_state ? "on" : "off");
   AddCustomContext("max_settle_s", std::to_string(timing.max_settle_s));

@@ -9,6 +9,8 @@ const char* mode_name(Mode mode) {
   switch (mode) {
     case Mode::kNative:
       return "native";
+    case Mode::kStep:
+      return "step";
     case Mode::kAutocast:
       return "autocast";
     case Mode::kPrequant:

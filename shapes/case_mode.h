@@ -6,12 +6,13 @@
 namespace gemmscope {
 
 enum class Mode {
-  kNative,    // BF16: nothing to quantize; the baseline of both other modes
-  kAutocast,  // the quantization of the GEMM's inputs is inside the timed region
+  kNative,    // BF16: nothing to quantize; the baseline of every other mode
+  kStep,      // what a training step pays: each tensor quantized once a step, where first read
+  kAutocast,  // TransformerEngine's benchmark rule: each GEMM quantizes both of its inputs
   kPrequant,  // inputs quantized once, outside timing: the GEMM alone
 };
 
-// "native", "autocast", "prequant": the token used in case names.
+// "native", "step", "autocast", "prequant": the token used in case names.
 const char* mode_name(Mode mode);
 
 }  // namespace gemmscope

@@ -57,6 +57,12 @@
 #   blockverify the FP8Block cases of the default model and of odd shapes with --verify
 #   blockdense the dense FP8Block and FP8Current prequant cases of each $DENSE_MODELS workload
 #            (default: the default model) with each of $DENSE_PROVIDERS (default: auto cublaslt)
+#   stepverify the step cases (every recipe, pass and candidate) of the default model, of odd
+#            shapes and of $MOE_MODELS' first workload with --verify --emulate, at
+#            --microbatches=$MICROBATCHES (default 8)
+#   moestep  the BF16 and FP8 step GEMM cases of each $MOE_MODELS workload (default: the README's
+#            MoE table's four), at --microbatches=1 and $MICROBATCHES, each run with its BF16
+#            baseline: the per-model step speedups (moestep.txt)
 #   alone    the cases of each $ALONE_RUNS entry ("FLAGS|FILTER", ';'-separated) timed as the
 #            public block-scaled figures were: each case alone in a process of its own after a
 #            2 s warm-up; first all of an entry's cases together, as a sweep times them
@@ -647,6 +653,48 @@ stage_blockdense() {
         '--benchmark_filter=^FP8(Block|Current)/.*/prequant/' --benchmark_out="$out/$name.json" \
         --benchmark_out_format=json
       grep -E "prequant" "$out/$name.log" | awk '{print $1, $2, $4}' | head -40
+    done
+  done
+}
+
+# Step cases verified: every recipe (MXFP8 and NVFP4 emulated on Hopper), pass and candidate
+# GEMM, on the default model, odd shapes, and an MoE workload's experts with skewed routing (odd
+# rows per expert), with W cast every $MICROBATCHES (default 8) calls.
+stage_stepverify() {
+  local model
+  mapfile -t model < <(workloads "${MOE_MODELS:-$default_moe_models}")
+  local common=(--verify --emulate --microbatches="${MICROBATCHES:-8}" --steady_state=off
+    --gpu_warmup=0 --benchmark_filter=/step/ --benchmark_min_time=0.05s
+    --benchmark_counters_tabular=true)
+  run stepverify_default "$bench" "${common[@]}"
+  run stepverify_shapes "$bench" "${common[@]}" --shapes=4096x4096x4096,1000x2048x3072,4000x1024x512
+  # shellcheck disable=SC2086 # a preset and its flags
+  run stepverify_moe "$bench" "${common[@]}" --model=${model[0]} --routing=skewed
+  local log
+  for log in "$out"/stepverify_*.log; do
+    echo "$(basename "$log"): $(grep -c '/step/' "$log") step cases," \
+      "$(grep -c 'ERROR OCCURRED' "$log") failed or skipped"
+  done
+}
+
+# Step speedups of MoE workloads at one microbatch and at $MICROBATCHES: the BF16 native and FP8
+# step GEMM cases, each run with its own BF16 baseline, and the report of each.
+stage_moestep() {
+  local models model tag n name
+  mapfile -t models < <(workloads "${MOE_MODELS:-qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3;gpt-oss-120b}")
+  : >"$out/moestep.txt"
+  for model in "${models[@]}"; do
+    tag=$(moe_tag "$model")
+    for n in 1 "${MICROBATCHES:-8}"; do
+      name="moestep_${tag}_mb$n"
+      local start=$SECONDS
+      # shellcheck disable=SC2086 # a preset and its flags
+      run "$name" "$bench" --model=$model --microbatches="$n" \
+        '--benchmark_filter=^(BF16/.*/native|FP8[A-Za-z]*/(Fprop|Dgrad|Wgrad)/.*/step)/' \
+        --benchmark_out="$out/$name.json" --benchmark_out_format=json
+      "$report" "$out/$name.json" >"$out/$name.txt" 2>&1
+      echo "=== $model --microbatches=$n ($((SECONDS - start)) s)" | tee -a "$out/moestep.txt"
+      grep -E "^(Speedup|Model)" "$out/$name.txt" | tee -a "$out/moestep.txt"
     done
   done
 }

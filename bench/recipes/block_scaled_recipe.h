@@ -15,7 +15,9 @@ class BlockScaledRecipe : public QuantizedRecipe {
  public:
   explicit BlockScaledRecipe(bool emulate) : emulate_(emulate) {}
 
-  std::vector<Mode> modes() const override { return {Mode::kAutocast, Mode::kPrequant}; }
+  std::vector<Mode> modes() const override {
+    return {Mode::kStep, Mode::kAutocast, Mode::kPrequant};
+  }
   std::string unsupported_reason(const DeviceInfo& device) const override;
   bool has_native_gemm(const DeviceInfo& device) const override { return device.cc_major >= 10; }
   bool fast_accumulation(Pass /*pass*/) const override { return false; }

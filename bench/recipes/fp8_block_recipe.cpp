@@ -51,7 +51,9 @@ class Fp8BlockQuantizer : public BlockScaledQuantizer<Fp8OperandLayout, float> {
 class Fp8BlockRecipe : public Fp8Recipe {
  public:
   std::string name() const override { return "FP8Block"; }
-  std::vector<Mode> modes() const override { return {Mode::kAutocast, Mode::kPrequant}; }
+  std::vector<Mode> modes() const override {
+    return {Mode::kStep, Mode::kAutocast, Mode::kPrequant};
+  }
   // TransformerEngine's Float8BlockScaling keeps split (full-precision) accumulation in every
   // pass.
   bool fast_accumulation(Pass /*pass*/) const override { return false; }

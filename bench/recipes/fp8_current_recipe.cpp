@@ -50,7 +50,9 @@ class Fp8CurrentQuantizer : public OperandQuantizer {
 class Fp8CurrentRecipe : public Fp8Recipe {
  public:
   std::string name() const override { return "FP8Current"; }
-  std::vector<Mode> modes() const override { return {Mode::kAutocast, Mode::kPrequant}; }
+  std::vector<Mode> modes() const override {
+    return {Mode::kStep, Mode::kAutocast, Mode::kPrequant};
+  }
   // TransformerEngine's default: fast accumulation in Fprop, split accumulation in the
   // gradient GEMMs.
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }

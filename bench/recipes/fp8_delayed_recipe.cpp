@@ -1,10 +1,11 @@
 // FP8Delayed: tensorwise delayed scaling. The cast uses the scale derived from the amax
 // history and records this step's amax in the same pass; the per-step history roll and scale
-// update is part of the quantization (so it is timed in autocast cases). A grouped operand's
-// groups are quantized together, each with its own history and scale (GroupedFp8Quantizer).
+// update is part of the quantization, so it is timed wherever the quantization is (step and
+// autocast cases, once per tensor quantized). A grouped operand's groups are quantized
+// together, each with its own history and scale (GroupedFp8Quantizer).
 //
-// Only autocast is registered: FP8Delayed's prequant GEMM would be exactly FP8Current's
-// (same formats, one FP32 scale per tensor), so timing it again would add nothing.
+// Only step and autocast are registered: FP8Delayed's prequant GEMM would be exactly
+// FP8Current's (same formats, one FP32 scale per tensor), so timing it again would add nothing.
 
 #include "bench/recipes/factories.h"
 #include "bench/recipes/fp8_recipe.h"
@@ -61,7 +62,7 @@ class Fp8DelayedQuantizer : public OperandQuantizer {
 class Fp8DelayedRecipe : public Fp8Recipe {
  public:
   std::string name() const override { return "FP8Delayed"; }
-  std::vector<Mode> modes() const override { return {Mode::kAutocast}; }
+  std::vector<Mode> modes() const override { return {Mode::kStep, Mode::kAutocast}; }
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t stream) const override {

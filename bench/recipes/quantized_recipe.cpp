@@ -3,20 +3,17 @@
 #include <optional>
 
 #include "bench/gemm_choice.h"
+#include "bench/pass_quantization.h"
 #include "bench/pass_tensors.h"
 #include "bench/recipes/per_group_quantizer.h"
 
 namespace gemmscope {
 namespace {
 
-struct TnSources {
-  OperandSource left;
-  OperandSource right;
-};
-
-// The two BF16 inputs of a pass, each the whole tensor of every group, and the copy its TN
-// GEMMs read. A grouped layer's X and dY are grouped by the experts' rows, its W by expert.
-TnSources tn_sources(const PassTensors& tensors) {
+// The BF16 tensor behind an operand, as a quantizer takes it: the whole tensor of every group
+// (a grouped layer's X and dY grouped by the experts' rows, its W by expert), with the copies
+// the operand's quantizer writes.
+OperandSource operand_source(const PassTensors& tensors, const OperandUse& use) {
   const LayerGemm& gemm = tensors.gemm();
   const LinearDims& d = gemm.dims;
   const int64_t groups = tensors.group_count();
@@ -25,55 +22,62 @@ TnSources tn_sources(const PassTensors& tensors) {
     rows += group_rows;
   const std::vector<int64_t> row_groups =
       gemm.grouped() ? tensors.group_rows() : std::vector<int64_t>{};
-  const std::vector<int64_t> weight_groups(gemm.grouped() ? static_cast<size_t>(groups) : 0,
-                                           d.out_features);
-  const OperandSource x{TensorRole::kActivation, tensors.x(0), rows, d.in_features,
-                        OperandCopies::kRowwise, row_groups};
-  const OperandSource w{TensorRole::kWeight,     tensors.w(0),
-                        groups * d.out_features, d.in_features,
-                        OperandCopies::kRowwise, weight_groups};
-  const OperandSource dy{TensorRole::kGradient, tensors.dy(0),           rows,
-                         d.out_features,        OperandCopies::kRowwise, row_groups};
-  const auto columnwise = [](OperandSource s) {
-    s.copies = OperandCopies::kColumnwise;
-    return s;
-  };
-  switch (gemm.pass) {
-    case Pass::kFprop:
-      return {x, w};
-    case Pass::kDgrad:
-      return {dy, columnwise(w)};
-    case Pass::kWgrad:
-      return {columnwise(dy), columnwise(x)};
+  switch (use.role) {
+    case TensorRole::kActivation:
+      return {use.role, tensors.x(0), rows, d.in_features, use.writes, row_groups};
+    case TensorRole::kWeight:
+      return {
+          use.role,
+          tensors.w(0),
+          groups * d.out_features,
+          d.in_features,
+          use.writes,
+          std::vector<int64_t>(gemm.grouped() ? static_cast<size_t>(groups) : 0, d.out_features)};
+    case TensorRole::kGradient:
+      return {use.role, tensors.dy(0), rows, d.out_features, use.writes, row_groups};
   }
-  throw std::logic_error("unknown pass");
+  throw std::logic_error("unknown tensor role");
 }
 
-GemmOperand k_major_copy(const OperandQuantizer& quantizer, const OperandSource& source,
-                         int64_t group) {
-  return {quantizer.copy(source.copies == OperandCopies::kColumnwise, group), true};
-}
+// One GEMM operand: its quantizer, and when the case's timed work runs it.
+struct QuantizedOperand {
+  OperandUse use;
+  std::unique_ptr<OperandQuantizer> quantizer;
+
+  GemmOperand k_major_copy(int64_t group) const {
+    return {quantizer->copy(use.reads == OperandCopies::kColumnwise, group), true};
+  }
+  // Whether the timed work's `call`-th enqueue (0-based) quantizes it.
+  bool quantized_in(uint64_t call, int microbatches) const {
+    return use.timed && (!use.once_per_microbatches || call % microbatches == 0);
+  }
+};
 
 class QuantizedGemmCase : public GemmCase {
  public:
   QuantizedGemmCase(const QuantizedRecipe& recipe, const CaseSpec& spec,
                     const RecipeContext& context)
       : GemmCase(spec.gemm),
-        autocast_(spec.mode == Mode::kAutocast),
+        microbatches_(context.microbatches),
         tolerance_(recipe.tolerance(spec.gemm.pass)),
         tensors_(spec.gemm, recipe.group_row_alignment(), context.stream) {
     // A grouped layer quantizes each expert's slices with their own scales, as
     // TransformerEngine's GroupedLinear does: one quantizer per operand covers every expert.
-    const TnSources sources = tn_sources(tensors_);
-    left_ = recipe.make_quantizer(sources.left, context.stream);
-    right_ = recipe.make_quantizer(sources.right, context.stream);
-    // Quantized once here: prequant's copies, and for autocast a first step of scale history.
-    left_->quantize(context.stream);
-    right_->quantize(context.stream);
+    const auto quantized_operand = [&](const OperandUse& use) {
+      QuantizedOperand operand{
+          use, recipe.make_quantizer(operand_source(tensors_, use), context.stream)};
+      // Quantized once here: prequant's copies, the copies a step's earlier passes saved, and
+      // for the timed quantizations a first step of scale history.
+      operand.quantizer->quantize(context.stream);
+      return operand;
+    };
+    const PassOperands operands = pass_operands(spec.gemm.pass, spec.mode);
+    left_ = quantized_operand(operands.left);
+    right_ = quantized_operand(operands.right);
     for (int64_t g = 0; g < tensors_.group_count(); ++g) {
       GemmProblem problem;
-      problem.left = k_major_copy(*left_, sources.left, g);
-      problem.right = k_major_copy(*right_, sources.right, g);
+      problem.left = left_.k_major_copy(g);
+      problem.right = right_.k_major_copy(g);
       problem.output = tensors_.output(g);
       problem.fast_accumulation = recipe.fast_accumulation(spec.gemm.pass);
       recipe.check_gemm_operand(problem.left.tensor);
@@ -85,11 +89,17 @@ class QuantizedGemmCase : public GemmCase {
   }
 
   void enqueue(cudaStream_t stream) override {
-    if (autocast_) {
-      left_->quantize(stream);
-      right_->quantize(stream);
+    for (const QuantizedOperand* operand : {&left_, &right_}) {
+      if (operand->quantized_in(calls_, microbatches_))
+        operand->quantizer->quantize(stream);
     }
+    ++calls_;
     gemm_->run(stream);
+  }
+  // A weight quantized once per N microbatches makes N calls one step's worth.
+  size_t period() const override {
+    const bool cached = left_.use.once_per_microbatches || right_.use.once_per_microbatches;
+    return cached ? static_cast<size_t>(microbatches_) : 1;
   }
   std::vector<GemmProblem> gemm_problems() const override { return problems_; }
   std::vector<GemmProblem> original_problems() const override { return tensors_.bf16_problems(); }
@@ -98,7 +108,10 @@ class QuantizedGemmCase : public GemmCase {
   bool emulated() const override { return gemm_->current().emulated(); }
   int64_t padded_rows() const override { return tensors_.padded_rows(); }
   size_t launches() const override {
-    return gemm_->launches() + (autocast_ ? left_->launches() + right_->launches() : 0);
+    size_t launches = gemm_->launches();
+    for (const QuantizedOperand* operand : {&left_, &right_})
+      launches += operand->use.timed ? operand->quantizer->launches() : 0;
+    return launches;
   }
 
  protected:
@@ -106,11 +119,12 @@ class QuantizedGemmCase : public GemmCase {
   const GemmChoice& gemm_choice() const override { return *gemm_; }
 
  private:
-  bool autocast_;
+  int microbatches_;
   double tolerance_;
   PassTensors tensors_;
-  std::unique_ptr<OperandQuantizer> left_;
-  std::unique_ptr<OperandQuantizer> right_;
+  QuantizedOperand left_;
+  QuantizedOperand right_;
+  uint64_t calls_ = 0;  // enqueue() calls so far
   std::vector<GemmProblem> problems_;
   std::optional<GemmChoice> gemm_;  // made once the problems are known
 };

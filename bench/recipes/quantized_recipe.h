@@ -5,8 +5,11 @@
 //   Fprop  X rowwise  · W rowwise       (E4M3 x E4M3 in the tensorwise recipes)
 //   Dgrad  dY rowwise · W columnwise    (the columnwise copy is Wᵀ, quantized along out)
 //   Wgrad  dY columnwise · X columnwise (both quantized along tokens)
-// In autocast mode the case's timed work is both operands' quantization (with the recipe's
-// per-step bookkeeping) and the GEMM; in prequant mode the GEMM alone, on copies made once.
+// Which quantizations a case's timed work holds besides the GEMM depends on its mode
+// (bench/pass_quantization.h): in a step the tensors the step first reads at this pass, into
+// both copies (W once per --microbatches); in autocast both operands, into the copy the GEMM
+// reads; in prequant none, the copies made once. Each quantization includes the recipe's
+// per-step bookkeeping (delayed scaling's history update).
 // A recipe supplies its OperandQuantizer and its GEMM settings. Where the GPU lacks the
 // recipe's tensor cores, the GEMM runs emulated (kernels/cublaslt/emulated_gemm.h) if the recipe
 // allows.

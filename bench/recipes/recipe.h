@@ -31,6 +31,9 @@ struct RecipeContext {
   // (bench/gemm_choice.h).
   ImplementationList grouped = {};
   ImplementationList provider = {};
+  // --microbatches: the microbatches of an optimizer step, over which a step case's weight
+  // quantization is spread (bench/pass_quantization.h).
+  int microbatches = 1;
 };
 
 class Recipe {

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "bench/timing/nvtx_range.h"
+#include "bench/timing/period_mean.h"
 #include "quant/base/cuda_check.h"
 
 namespace gemmscope {
@@ -186,7 +188,9 @@ void GroupTimer::begin_recording() {
     gpc_clock_sampler_->start();
 }
 
-std::vector<KernelSummary> GroupTimer::end_recording(size_t members, GpcClockSummary* gpc_clock) {
+std::vector<KernelSummary> GroupTimer::end_recording(
+    size_t members, GpcClockSummary* gpc_clock,
+    const std::vector<std::optional<std::uint64_t>>* last_rounds) {
   std::vector<KernelSummary> summaries(members);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   if (gpc_clock_sampler_ != nullptr)
@@ -197,7 +201,11 @@ std::vector<KernelSummary> GroupTimer::end_recording(size_t members, GpcClockSum
   std::vector<std::vector<std::vector<KernelActivity>>> iterations(members);
   for (auto& [id, activities] : kernel_timer_.end()) {
     const size_t member = static_cast<size_t>(id >> 32);
-    if (member < members)
+    const std::uint64_t round = id & 0xffffffffu;
+    const bool kept =
+        last_rounds == nullptr || (member < last_rounds->size() && (*last_rounds)[member] &&
+                                   round <= *(*last_rounds)[member]);
+    if (member < members && kept)
       iterations[member].push_back(std::move(activities));
   }
   for (size_t i = 0; i < members; ++i)
@@ -208,6 +216,12 @@ std::vector<KernelSummary> GroupTimer::end_recording(size_t members, GpcClockSum
 GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
   GroupSamples result;
   result.members.resize(members.size());
+  // A member of period N (TimedWork::period) gives one sample per N timed iterations.
+  std::vector<PeriodMean> runs;
+  // Each member's round of the last iteration its samples hold (none before its first sample).
+  std::vector<std::optional<std::uint64_t>> last_rounds(members.size());
+  for (const GroupMember& member : members)
+    runs.emplace_back(member.work->period());
   begin_recording();
   const Clock::time_point start = Clock::now();
   double next_check = 0;
@@ -215,8 +229,12 @@ GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
   run_round_robin(members, [&](const std::vector<TimedItem>& items) {
     const double now = monotonic_seconds();
     for (const TimedItem& item : items) {
-      result.members[item.member].seconds.push_back(item.seconds);
+      const std::optional<double> sample = runs[item.member].add(item.seconds);
+      if (!sample)
+        continue;
+      result.members[item.member].seconds.push_back(*sample);
       result.members[item.member].end_times_s.push_back(now);
+      last_rounds[item.member] = item.round;
     }
     const double elapsed = seconds_since(start);
     if (elapsed >= next_check) {
@@ -231,7 +249,10 @@ GroupSamples GroupTimer::sample(const std::vector<GroupMember>& members) {
     result.sampling_s = elapsed;
     return result.verdict == SamplingVerdict::kContinue;
   });
-  const std::vector<KernelSummary> kernels = end_recording(members.size(), &result.gpc_clock);
+  // The kernel timer counts the iterations the samples hold: not a run cut short at the end,
+  // nor the batch still in flight when sampling stopped.
+  const std::vector<KernelSummary> kernels =
+      end_recording(members.size(), &result.gpc_clock, &last_rounds);
   for (size_t i = 0; i < members.size(); ++i)
     result.members[i].kernels = kernels[i];
   result.clocks = clock_monitor_.stop();

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct SettleResult {
 };
 
 struct MemberSamples {
-  std::vector<double> seconds;      // one per timed iteration
+  std::vector<double> seconds;      // one per timed iteration (per period: TimedWork::period)
   std::vector<double> end_times_s;  // when each was taken, on monotonic_seconds()'s clock
   KernelSummary kernels;            // empty without the kernel timer
 };
@@ -104,9 +105,12 @@ class GroupTimer {
   // `kernel_id`, when recording, marks its kernels for the kernel timer.
   double time_iteration(const GroupMember& member, std::uint64_t kernel_id);
   // Kernel recording and GPC clock sampling around a loop of time_iteration() calls; each is
-  // off without CUPTI or when switched off.
+  // off without CUPTI or when switched off. With `last_rounds`, member i's iterations of a
+  // round past (*last_rounds)[i] (none, where it holds nothing) are left out of its summary.
   void begin_recording();
-  std::vector<KernelSummary> end_recording(size_t members, GpcClockSummary* gpc_clock);
+  std::vector<KernelSummary> end_recording(
+      size_t members, GpcClockSummary* gpc_clock,
+      const std::vector<std::optional<std::uint64_t>>* last_rounds = nullptr);
 
  private:
   // One timed piece of work of a batch.

@@ -37,6 +37,10 @@ class TimedWork {
   // any alternative): samples are enqueued behind a held stream, which takes only so many
   // launches (steady_state_run.h).
   virtual size_t launches() const { return 1; }
+  // How many consecutive enqueue() calls make one sample. Work that does something once every
+  // N calls (a step case with --microbatches=N quantizes its weight on every N-th) is timed in
+  // runs of N calls, each run's mean one sample, so that every sample holds that work's share.
+  virtual size_t period() const { return 1; }
 
   // Work that can run one of several alternatives (the implementations and configurations of
   // --grouped=auto and --provider=auto) has timing try each while its group settles and keep

@@ -191,10 +191,11 @@ TEST(GemmBenchCli, ListsEveryGemmCaseBeforeEveryQuantizeCase) {
   ASSERT_NE(first_quantize, all.end());
   ASSERT_NE(first_quantize, all.begin());
   EXPECT_TRUE(std::all_of(first_quantize, all.end(), is_quantize_case));
-  // The default config: 12 BF16 + 24 FP8Current + 12 FP8Delayed + 24 FP8Block + 24 MXFP8 +
-  // 24 NVFP4 GEMM cases, then 27 quantization cases for each of the five quantized recipes.
-  EXPECT_EQ(first_quantize - all.begin(), 120);
-  EXPECT_EQ(all.size(), 120u + 5 * 27);
+  // The default config: 12 BF16 + 36 FP8Current (step, autocast, prequant) + 24 FP8Delayed
+  // (step, autocast) + 36 FP8Block + 36 MXFP8 + 36 NVFP4 GEMM cases, then 27 quantization cases
+  // for each of the five quantized recipes.
+  EXPECT_EQ(first_quantize - all.begin(), 180);
+  EXPECT_EQ(all.size(), 180u + 5 * 27);
 }
 
 TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
@@ -227,10 +228,10 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
       EXPECT_TRUE(seen.insert(name).second) << name << " is in two shards";
     union_of_shards.insert(union_of_shards.end(), names.begin(), names.end());
   }
-  // Groups 0, 3, 6, 9: 12 + 24 + 27 + 27; 1, 4, 7, 10: 24 + 24 + 27 + 27; 2, 5, 8: 12 + 24 + 27.
-  EXPECT_EQ(listing("--shard=0/3").size(), 90u);
-  EXPECT_EQ(listing("--shard=1/3").size(), 102u);
-  EXPECT_EQ(listing("--shard=2/3").size(), 63u);
+  // Groups 0, 3, 6, 9: 12 + 36 + 27 + 27; 1, 4, 7, 10: 36 + 36 + 27 + 27; 2, 5, 8: 24 + 36 + 27.
+  EXPECT_EQ(listing("--shard=0/3").size(), 102u);
+  EXPECT_EQ(listing("--shard=1/3").size(), 126u);
+  EXPECT_EQ(listing("--shard=2/3").size(), 87u);
   std::vector<std::string> sorted_all = all;
   std::sort(sorted_all.begin(), sorted_all.end());
   std::sort(union_of_shards.begin(), union_of_shards.end());
@@ -404,6 +405,16 @@ constexpr BadFlagRow kBadFlagRows[] = {
     {"--benchmark_min_time=0", 2, "--benchmark_min_time=0: expected a number of seconds"},
     {"--benchmark_min_time=-1", 2, "--benchmark_min_time=-1: expected a number of seconds"},
     {"--benchmark_filter=[", 2, "no case matched the filter"},
+    // Gradient accumulation: step cases' weight quantization once per N microbatches.
+    {"--microbatches=0", 2, "--microbatches=0: expected a whole number from 1 to 1024"},
+    {"--microbatches=-8", 2, "--microbatches=-8: expected a whole number from 1 to 1024"},
+    {"--microbatches=eight", 2, "--microbatches=eight: expected a whole number from 1 to 1024"},
+    {"--microbatches=8.5", 2, "--microbatches=8.5: expected a whole number from 1 to 1024"},
+    {"--microbatches=", 2, "--microbatches=: expected a whole number from 1 to 1024"},
+    {"--microbatches", 2, "--microbatches=true: expected a whole number from 1 to 1024"},
+    {"--microbatches=1025", 2, "--microbatches=1025: expected a whole number from 1 to 1024"},
+    {"--microbatches=99999999999999999999", 2,
+     "--microbatches=99999999999999999999: expected a whole number from 1 to 1024"},
     // Mixture of experts.
     {"--grouped=fast", 2, "--grouped=fast: unknown implementation 'fast'"},
     {"--grouped=loop,loop", 2, "--grouped=loop,loop: 'loop' is listed twice"},

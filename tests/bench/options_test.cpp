@@ -272,6 +272,27 @@ TEST(Options, DetectsListingOnly) {
   EXPECT_FALSE(lists_tests_only(not_listing.argc, not_listing.pointers.data()));
 }
 
+TEST(Options, MicrobatchesDefaultsToOneAndTakesAWholeNumberUpToTheBound) {
+  Args defaults({});
+  EXPECT_EQ(parse_options(&defaults.argc, defaults.pointers.data()).microbatches, 1);
+  for (const int n : {1, 8, kMaxMicrobatches}) {
+    Args args({"--microbatches=" + std::to_string(n)});
+    EXPECT_EQ(parse_options(&args.argc, args.pointers.data()).microbatches, n);
+  }
+  for (const char* value : {"--microbatches=0", "--microbatches=-1", "--microbatches=1025",
+                            "--microbatches=x", "--microbatches=2.0", "--microbatches=",
+                            "--microbatches", "--microbatches=18446744073709551617"}) {
+    Args args({value});
+    try {
+      parse_options(&args.argc, args.pointers.data());
+      ADD_FAILURE() << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--microbatches=")) << value;
+      EXPECT_THAT(e.what(), HasSubstr("expected a whole number from 1 to 1024")) << value;
+    }
+  }
+}
+
 TEST(Options, GroupedIsAutoOrAnOrderedListOfImplementations) {
   Args defaults({});
   const BenchOptions parsed = parse_options(&defaults.argc, defaults.pointers.data());

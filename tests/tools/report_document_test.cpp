@@ -38,7 +38,7 @@ Input:    model_no_baseline_us.json: 12 GEMM cases
 autocast · unknown · test-tiny · 2048 tokens
 --------------------------------------------
 
-autocast: quantizing each GEMM's inputs is inside the timed region; BF16 (native) is the baseline.
+autocast: TransformerEngine's benchmark rule, each GEMM quantizing both of its inputs inside the timed region, weights every call; BF16 (native) is the baseline.
 
 Fprop (ms)
 op        MxKxN           FP8Current

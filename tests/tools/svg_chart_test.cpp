@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "report_fixtures.h"
+#include "tools/report/number_format.h"
 #include "xml_well_formed.h"
 
 namespace gemmscope::report {
@@ -24,10 +28,40 @@ TEST(SvgChart, IsWellFormedXmlWithOneStackedBarPerPrecisionAndMode) {
   EXPECT_EQ(xml_well_formedness_error(svg), "");
   EXPECT_NE(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
   // autocast: BF16, FP8Current, FP8Delayed, MXFP8; prequant: BF16, FP8Current, MXFP8. Each bar
-  // has a Fprop + Dgrad and a Wgrad segment per op, each with a tooltip.
-  EXPECT_EQ(count_of(svg, "<title>"), 7u * 8u);
+  // has a Fprop + Dgrad and a Wgrad segment per op, each with a tooltip; FP8Current's and
+  // FP8Delayed's autocast bars one more, their quantization share (MXFP8's is emulated).
+  EXPECT_EQ(count_of(svg, "<title>"), 7u * 8u + 2u);
   EXPECT_EQ(count_of(svg, "<title>FP8Current qkv Fprop + Dgrad: "), 2u);
   EXPECT_NE(svg.find("<title>FP8Delayed mlp_down Wgrad: 1.688 ms</title>"), std::string::npos);
+}
+
+// The top of a quantizing mode's bar is hatched for its quantization: the bar less its GEMMs
+// alone, the same precision's prequant bar (FP8Delayed's GEMMs are FP8Current's).
+TEST(SvgChart, HatchesEachQuantizingBarsShareAgainstItsGemmsAlone) {
+  const Report report = report_of({"model_gb17_ns.json"});
+  const std::string svg = render_svg_chart(report);
+  EXPECT_EQ(xml_well_formedness_error(svg), "");
+  const ModelReport& model = *report.model;
+  const auto per_layer = [&](Mode mode, Precision precision) {
+    for (const ModelModeReport& m : model.modes) {
+      if (m.mode == mode)
+        return *m.per_layer_ms.at(precision).number;
+    }
+    throw std::logic_error("no such mode");
+  };
+  const double gemms = per_layer(Mode::kPrequant, Precision::kFP8Current);
+  for (const Precision precision : {Precision::kFP8Current, Precision::kFP8Delayed}) {
+    const double total = per_layer(Mode::kAutocast, precision);
+    const std::string tooltip = "<title>" + std::string(precision_name(precision)) +
+                                " autocast: quantization " + format_ms(total - gemms) + " ms (";
+    const size_t at = svg.find(tooltip);
+    ASSERT_NE(at, std::string::npos) << tooltip;
+    const std::string of_total = "%) of " + format_ms(total) + " ms, against FP8Current prequant";
+    EXPECT_EQ(svg.find(of_total, at), svg.find("%) of ", at)) << of_total;
+  }
+  EXPECT_EQ(count_of(svg, "fill=\"url(#quantization)\""), 2u + 1u);  // two bars, the legend
+  EXPECT_NE(svg.find(">of which quantization</text>"), std::string::npos);
+  EXPECT_EQ(count_of(svg, "<pattern id=\"quantization\""), 1u);
 }
 
 TEST(SvgChart, LabelsBarsWithSpeedupAndTotalAndHasTitleAxisAndLegend) {
@@ -36,7 +70,7 @@ TEST(SvgChart, LabelsBarsWithSpeedupAndTotalAndHasTitleAxisAndLegend) {
             std::string::npos);
   EXPECT_NE(svg.find(">test-tiny · 2048 tokens per step · 4 layers · cuBLASLt 13.1.0</text>"),
             std::string::npos);
-  EXPECT_EQ(count_of(svg, ">1.00x</text>"), 2u);  // BF16 in both modes
+  EXPECT_EQ(count_of(svg, ">1.00x</text>"), 2u);  // BF16 in both modes of this file
   EXPECT_NE(svg.find(">1.60x</text>"), std::string::npos);
   EXPECT_NE(svg.find(">1.33x</text>"), std::string::npos);
   EXPECT_NE(svg.find(">2.00x</text>"), std::string::npos);

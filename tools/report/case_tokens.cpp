@@ -37,7 +37,7 @@ std::optional<Pass> parse_pass(std::string_view token) {
 }
 
 std::optional<Mode> parse_mode(std::string_view token) {
-  for (Mode mode : {Mode::kNative, Mode::kAutocast, Mode::kPrequant}) {
+  for (Mode mode : {Mode::kNative, Mode::kStep, Mode::kAutocast, Mode::kPrequant}) {
     if (mode_name(mode) == token)
       return mode;
   }

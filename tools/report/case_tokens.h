@@ -23,8 +23,9 @@ inline constexpr std::array<Precision, 6> kPrecisions = {
 inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
 
 // Mode and mode_name() are shapes/'s too (case_mode.h). kNative is BF16's only mode; it is the
-// baseline of both quantized modes.
-inline constexpr std::array<Mode, 2> kQuantizedModes = {Mode::kAutocast, Mode::kPrequant};
+// baseline of every quantized mode. step, what a training step pays, is the headline: first.
+inline constexpr std::array<Mode, 3> kQuantizedModes = {Mode::kStep, Mode::kAutocast,
+                                                        Mode::kPrequant};
 
 // The ops of a model run are shapes/'s kLayerOps (layer_gemms.h), in report order, and
 // is_grouped_op() says which of them carry G:{groups}: gemm_bench registers what shapes/ derives,

@@ -336,7 +336,7 @@ Table layer_kinds_table(const ModelModeReport& mode, const OpLayers& layers, Cel
 void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
                     const RunContext& context, CellWriter& cell, Document& document) {
   document.push_back(section(std::string(mode_name(mode.mode)) + " · " + run_summary(context)));
-  document.push_back(paragraph(mode_description(mode.mode)));
+  document.push_back(paragraph(mode_description(mode.mode, context)));
   const OpLayers& layers = model.op_layers;
   add_op_tables(mode, layers, cell, document);
   document.push_back(table_block(layers.mixed ? layer_kinds_table(mode, layers, cell)
@@ -349,7 +349,7 @@ void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, Ce
                      Document& document) {
   document.push_back(section(std::string(mode_name(mode.mode)) + " · --shapes GEMMs · " +
                              context.value_or_unknown("device_name")));
-  document.push_back(paragraph(mode_description(mode.mode) +
+  document.push_back(paragraph(mode_description(mode.mode, context) +
                                " TFLOP/s = 2·M·K·N / time; speedup = BF16 time / time."));
   Table table;
   table.title = "Per GEMM";
@@ -385,11 +385,21 @@ std::string underline(const std::string& text, char rule) {
 
 }  // namespace
 
-std::string mode_description(Mode mode) {
+std::string mode_description(Mode mode, const RunContext& context) {
   switch (mode) {
+    case Mode::kStep: {
+      const std::string microbatches = context.find("microbatches").value_or("1");
+      return "step: what a training step pays: each GEMM with the quantization a trainer runs "
+             "there (Fprop: X and W into both copies; Dgrad: dY into both; Wgrad: none, it "
+             "reads the saved copies), W's once per " +
+             (microbatches == "1" ? std::string("step")
+                                  : microbatches + " microbatches (--microbatches)") +
+             "; BF16 (native) is the baseline.";
+    }
     case Mode::kAutocast:
-      return "autocast: quantizing each GEMM's inputs is inside the timed region; BF16 (native) "
-             "is the baseline.";
+      return "autocast: TransformerEngine's benchmark rule, each GEMM quantizing both of its "
+             "inputs inside the timed region, weights every call; BF16 (native) is the "
+             "baseline.";
     case Mode::kPrequant:
       return "prequant: inputs quantized once, outside the timed region; BF16 (native) is the "
              "baseline.";

@@ -28,6 +28,6 @@ std::string render_text(const Document& document);
 std::string render_markdown(const Document& document);
 
 // One-line description of what a mode times.
-std::string mode_description(Mode mode);
+std::string mode_description(Mode mode, const RunContext& context);
 
 }  // namespace gemmscope::report

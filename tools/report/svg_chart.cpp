@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -98,7 +99,35 @@ struct Bar {
   ReportValue speedup;
   // A model whose layers differ in kind: one layer of each kind, e.g. ("dense", 5.906 ms).
   std::vector<std::pair<std::string, ReportValue>> kind_totals;
+  // Of the total, what quantizing costs: the bar less the same GEMMs without it (the prequant
+  // bar of the precision whose GEMMs these are), in a mode that quantizes in its timed work;
+  // absent where either is unknown.
+  std::optional<double> quantization_ms;
+  Precision gemms_of = Precision::kBF16;  // whose prequant bar quantization_ms is taken against
 };
+
+// The precision whose prequant GEMMs are `precision`'s GEMMs: its own, except FP8Delayed's,
+// whose operands once quantized are FP8Current's (it has no prequant cases of its own).
+Precision gemm_precision(Precision precision) {
+  return precision == Precision::kFP8Delayed ? Precision::kFP8Current : precision;
+}
+
+// Sets each step and autocast bar's quantization share from the prequant bar of its GEMMs.
+void add_quantization_shares(std::vector<Bar>& bars) {
+  for (Bar& bar : bars) {
+    if ((bar.mode != Mode::kStep && bar.mode != Mode::kAutocast) || !bar.total.available() ||
+        bar.total.emulated)
+      continue;
+    bar.gemms_of = gemm_precision(bar.precision);
+    for (const Bar& gemms : bars) {
+      if (gemms.mode == Mode::kPrequant && gemms.precision == bar.gemms_of &&
+          gemms.total.available()) {
+        // Noise can make a quantizing bar a hair shorter than its GEMMs alone: no share then.
+        bar.quantization_ms = std::max(0.0, *bar.total.number - *gemms.total.number);
+      }
+    }
+  }
+}
 
 // A model whose ops all have one layer count: bars of one layer. One whose layers differ in
 // kind has no one layer: bars of the whole model, each op's segments times its layers.
@@ -112,7 +141,9 @@ std::vector<Bar> collect_bars(const ModelReport& model) {
               {},
               layers.mixed ? mode.model_ms.at(precision) : mode.per_layer_ms.at(precision),
               mode.speedup_vs_bf16.at(precision),
-              {}};
+              {},
+              std::nullopt,
+              precision};
       for (const auto& [kind, values] : mode.per_kind_ms) {
         bar.kind_totals.push_back({std::string(layer_kind_name(kind)), values.at(precision)});
       }
@@ -131,6 +162,7 @@ std::vector<Bar> collect_bars(const ModelReport& model) {
       bars.push_back(std::move(bar));
     }
   }
+  add_quantization_shares(bars);
   return bars;
 }
 
@@ -264,16 +296,30 @@ std::string render_svg_chart(const Report& report) {
       legend_y += 20;
     }
   }
+  const bool any_share = std::any_of(
+      bars.begin(), bars.end(), [](const Bar& bar) { return bar.quantization_ms.has_value(); });
+  if (any_share) {
+    legend.rect(legend_x, legend_y, 14, 14,
+                "fill=\"url(#quantization)\" stroke=\"#333\" stroke-width=\"0.5\"");
+    legend.text(legend_x + 20, legend_y + 11, "of which quantization",
+                "font-size=\"12\" fill=\"#222\"");
+    legend_y += 20;
+  }
   legend_y += 10;
   std::vector<std::string> reading =
       op_layers.mixed
           ? std::vector<std::string>{"Segments: an op's time x its layers.",
                                      "Above each bar: one layer of each kind,",
                                      "the speedup over BF16 on the model", "total, and that total.",
-                                     "BF16 (native) is the baseline of both modes."}
+                                     "BF16 (native) is the baseline of every mode."}
           : std::vector<std::string>{"Above each bar: speedup over BF16",
                                      "on the per-layer total, and that total.",
-                                     "BF16 (native) is the baseline of both modes."};
+                                     "BF16 (native) is the baseline of every mode."};
+  if (any_share) {
+    for (const char* line : {"Hatched, at the top of a step or", "autocast bar: its quantization,",
+                             "the bar less the same GEMMs", "prequant (FP8Delayed: FP8Current's)."})
+      reading.push_back(line);
+  }
   const bool any_emulated =
       std::any_of(bars.begin(), bars.end(), [](const Bar& bar) { return bar.total.emulated; });
   if (any_emulated) {
@@ -313,6 +359,11 @@ std::string render_svg_chart(const Report& report) {
           num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
           "\" font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\">\n");
   svg.rect(0, 0, width, height, "fill=\"#ffffff\"");
+  // Diagonal white stripes over the segments' colours: the quantization share of a bar.
+  svg.raw(
+      "<defs><pattern id=\"quantization\" width=\"6\" height=\"6\" "
+      "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"3\" "
+      "height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.75\"/></pattern></defs>\n");
 
   // Title: what, on which GPU, for which model.
   svg.text(kMarginLeft, 30,
@@ -375,6 +426,15 @@ std::string render_svg_chart(const Report& report) {
       if (emulated) {
         svg.rect(x, y_of(base), kBarWidth, y_of(0) - y_of(base),
                  "fill=\"none\" stroke=\"#555\" stroke-dasharray=\"4 3\"");
+      }
+      if (bar.quantization_ms && *bar.quantization_ms > 0) {
+        const double share = *bar.quantization_ms / base;
+        svg.rect(x, y_of(base), kBarWidth, y_of(base - *bar.quantization_ms) - y_of(base),
+                 "fill=\"url(#quantization)\" stroke=\"#333\" stroke-width=\"0.5\"",
+                 name + " " + std::string(mode_name(bar.mode)) + ": quantization " +
+                     format_ms(*bar.quantization_ms) + " ms (" + num(100 * share) + "%) of " +
+                     format_ms(base) + " ms, against " + std::string(precision_name(bar.gemms_of)) +
+                     " prequant");
       }
       // One layer of each kind above the speedup, the last kind nearest to it.
       for (size_t k = 0; k < bar.kind_totals.size(); ++k) {

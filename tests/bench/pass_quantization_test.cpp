@@ -1,0 +1,115 @@
+// The accounting of a case's time: which tensors each pass's timed work quantizes, into which
+// copies, per mode (bench/pass_quantization.h). Host only.
+
+#include "bench/pass_quantization.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace gemmscope {
+namespace {
+
+constexpr TensorRole kX = TensorRole::kActivation;
+constexpr TensorRole kW = TensorRole::kWeight;
+constexpr TensorRole kDy = TensorRole::kGradient;
+constexpr OperandCopies kRow = OperandCopies::kRowwise;
+constexpr OperandCopies kColumn = OperandCopies::kColumnwise;
+constexpr OperandCopies kBoth = OperandCopies::kBoth;
+
+// One operand as the test states it: role, the copy the GEMM reads, the copies written, timed,
+// once per microbatches.
+struct Expected {
+  TensorRole role;
+  OperandCopies reads;
+  OperandCopies writes;
+  bool timed;
+  bool once_per_microbatches;
+};
+
+void expect_use(const OperandUse& use, const Expected& e, const char* what) {
+  EXPECT_EQ(use.role, e.role) << what;
+  EXPECT_EQ(use.reads, e.reads) << what;
+  EXPECT_EQ(use.writes, e.writes) << what;
+  EXPECT_EQ(use.timed, e.timed) << what;
+  EXPECT_EQ(use.once_per_microbatches, e.once_per_microbatches) << what;
+}
+
+void expect_pass(Pass pass, Mode mode, const Expected& left, const Expected& right) {
+  const PassOperands operands = pass_operands(pass, mode);
+  const std::string what = std::string(pass_name(pass)) + " " + mode_name(mode);
+  expect_use(operands.left, left, (what + " left").c_str());
+  expect_use(operands.right, right, (what + " right").c_str());
+}
+
+// Every pass reads the same copies whatever the mode: TN on Hopper.
+TEST(PassQuantization, TheGemmReadsTheSameCopiesInEveryMode) {
+  for (const Mode mode : {Mode::kStep, Mode::kAutocast, Mode::kPrequant}) {
+    const PassOperands fprop = pass_operands(Pass::kFprop, mode);
+    const PassOperands dgrad = pass_operands(Pass::kDgrad, mode);
+    const PassOperands wgrad = pass_operands(Pass::kWgrad, mode);
+    EXPECT_EQ(std::vector<TensorRole>({fprop.left.role, fprop.right.role, dgrad.left.role,
+                                       dgrad.right.role, wgrad.left.role, wgrad.right.role}),
+              std::vector<TensorRole>({kX, kW, kDy, kW, kDy, kX}));
+    EXPECT_EQ(std::vector<OperandCopies>({fprop.left.reads, fprop.right.reads, dgrad.left.reads,
+                                          dgrad.right.reads, wgrad.left.reads, wgrad.right.reads}),
+              std::vector<OperandCopies>({kRow, kRow, kRow, kColumn, kColumn, kColumn}));
+  }
+}
+
+// A trainer's step: X and W into both copies at Fprop (W once per microbatches), dY into both
+// at Dgrad, nothing at Wgrad.
+TEST(PassQuantization, StepQuantizesEachTensorOnceWhereTheStepFirstReadsIt) {
+  expect_pass(Pass::kFprop, Mode::kStep, {kX, kRow, kBoth, true, false},
+              {kW, kRow, kBoth, true, true});
+  expect_pass(Pass::kDgrad, Mode::kStep, {kDy, kRow, kBoth, true, false},
+              {kW, kColumn, kColumn, false, false});
+  expect_pass(Pass::kWgrad, Mode::kStep, {kDy, kColumn, kColumn, false, false},
+              {kX, kColumn, kColumn, false, false});
+}
+
+// TransformerEngine's benchmark tool: both operands, into the copy read, every call.
+TEST(PassQuantization, AutocastQuantizesBothOperandsOfEveryGemmIntoTheCopyItReads) {
+  expect_pass(Pass::kFprop, Mode::kAutocast, {kX, kRow, kRow, true, false},
+              {kW, kRow, kRow, true, false});
+  expect_pass(Pass::kDgrad, Mode::kAutocast, {kDy, kRow, kRow, true, false},
+              {kW, kColumn, kColumn, true, false});
+  expect_pass(Pass::kWgrad, Mode::kAutocast, {kDy, kColumn, kColumn, true, false},
+              {kX, kColumn, kColumn, true, false});
+}
+
+TEST(PassQuantization, PrequantTimesNoQuantization) {
+  for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
+    const PassOperands operands = pass_operands(pass, Mode::kPrequant);
+    for (const OperandUse& use : {operands.left, operands.right}) {
+      EXPECT_FALSE(use.timed) << pass_name(pass);
+      EXPECT_EQ(use.writes, use.reads) << pass_name(pass);
+    }
+  }
+}
+
+// Per op: a step's timed work holds 3 tensor quantizations (X, W, dY, each into both copies),
+// autocast's 6 (each into one copy); the weight's only in a step is spread over microbatches.
+TEST(PassQuantization, AStepQuantizesThreeTensorsAnOpAndAutocastSix) {
+  for (const Mode mode : {Mode::kStep, Mode::kAutocast}) {
+    int timed = 0;
+    int weights_per_microbatches = 0;
+    for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
+      const PassOperands operands = pass_operands(pass, mode);
+      for (const OperandUse& use : {operands.left, operands.right}) {
+        timed += use.timed ? 1 : 0;
+        weights_per_microbatches += use.once_per_microbatches ? 1 : 0;
+      }
+    }
+    EXPECT_EQ(timed, mode == Mode::kStep ? 3 : 6) << mode_name(mode);
+    EXPECT_EQ(weights_per_microbatches, mode == Mode::kStep ? 1 : 0) << mode_name(mode);
+  }
+}
+
+TEST(PassQuantization, NativeModeHasNothingToQuantize) {
+  EXPECT_THROW(pass_operands(Pass::kFprop, Mode::kNative), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gemmscope
