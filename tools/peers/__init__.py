@@ -1,0 +1,18 @@
+"""The peers: gemm_bench's cases timed with other libraries under gemm_bench's timing rules,
+written as Google Benchmark JSON with gemm_bench's case names, so that compare.py and
+tools/run_diff.py put the two side by side. The command is tools/torch_peer.py.
+
+- cases.py: gemm_bench's case names, the ones a peer takes, the rows per expert of grouped cases,
+  gemm_bench's groups
+- timing.py: gemm_bench's timing rules (warm-up, settling, round-robin sampling, stopping, sample
+  statistics), the one copy in Python; tests/tools/fixtures/timing_rules.json holds inputs on
+  which they and bench/timing/ must agree
+- nvml_monitor.py: the SM clock, power and clock-event readings the rules decide from
+- benchmark_json.py: Google Benchmark's JSON entries and aggregates, and the printed table
+- runner.py: a run on the GPU: warm-up, then each group prepared and timed, the JSON written
+- torch_gemm.py: the torch GEMM peer (torch.matmul, torch._scaled_mm, block-scaled scaled_mm,
+  torch._grouped_mm): which cases, with which call, on which operands
+- cli.py: the command line
+
+Nothing imports torch before a run starts: --dry-run and the tests run without it.
+"""

@@ -1,0 +1,164 @@
+"""A peer on the same data: times gemm_bench's BF16 `native`, FP8Current `prequant` and FP8Block
+`prequant` GEMM cases, dense and (BF16) grouped, with PyTorch under gemm_bench's timing rules, and
+writes Google Benchmark JSON with gemm_bench's case names, so that Google Benchmark's compare.py
+and tools/run_diff.py put the two side by side:
+
+    tools/torch_peer.py --out=torch.json -- --model=llama3-8b
+    compare.py benchmarks torch.json gemmscope.json
+
+    # Expert (grouped) cases need the routed rows per expert of a gemm_bench run of the same flags:
+    gemm_bench --model=deepseek-v3 --benchmark_filter='^BF16/.*/expert_' \\
+        --benchmark_out=gemmscope.json --benchmark_out_format=json
+    tools/torch_peer.py --context_from=gemmscope.json --filter='^BF16/.*/expert_' \\
+        --out=torch.json -- --model=deepseek-v3
+
+The command is tools/torch_peer.py; its docstring has the usage. This module reads the flags and
+the case names, then runs the peer on the GPU or, with --dry-run, says what it would run.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+
+from .cases import (attach_group_rows, expert_rows_from_context, left_out_grouped_fp8,
+                    parse_expert_rows, select_cases)
+from .runner import run
+from .timing import BATCHES
+from .torch_gemm import dry_run
+
+
+def list_case_lines(args, bench_flags):
+    if args.cases:
+        with open(args.cases) as f:
+            return f.read().splitlines()
+    command = [args.gemm_bench, "--benchmark_list_tests", *bench_flags]
+    try:
+        listed = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError as error:
+        sys.exit(f"torch_peer: cannot run {args.gemm_bench} ({error}); build it or pass --cases")
+    if listed.returncode != 0:
+        sys.exit(f"torch_peer: {' '.join(command)} exited {listed.returncode}:\n"
+                 f"{listed.stderr.strip()}")
+    return listed.stdout.splitlines()
+
+
+def parse_args(argv):
+    # Everything after "--" goes to gemm_bench --benchmark_list_tests (model flags).
+    bench_flags = []
+    if "--" in argv:
+        split = argv.index("--")
+        argv, bench_flags = argv[:split], argv[split + 1:]
+    parser = argparse.ArgumentParser(
+        prog="torch_peer.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gemm_bench", default="build/bench/gemm_bench",
+                        help="gemm_bench whose --benchmark_list_tests names the cases "
+                             "(default %(default)s)")
+    parser.add_argument("--cases", help="read case names from this file instead, one a line")
+    parser.add_argument("--filter", help="keep only cases whose name matches this regex")
+    rows = parser.add_mutually_exclusive_group()
+    rows.add_argument("--context_from", metavar="FILE",
+                      help="grouped cases: take the rows per expert from this gemm_bench JSON's "
+                           "context (expert_rows), a run of the same model flags")
+    rows.add_argument("--expert_rows", metavar="LIST",
+                      help="grouped cases: the rows per expert of the rank timed, comma-separated "
+                           "(gemm_bench's context expert_rows)")
+    parser.add_argument("--out", default="torch.json",
+                        help="Google Benchmark JSON to write (default %(default)s)")
+    parser.add_argument("--repetitions", type=int, default=1,
+                        help="runs of each group (settling and sampling); 2 or more adds "
+                             "median/mean/stddev/cv aggregates")
+    parser.add_argument("--gpu_warmup", type=float, default=3.0,
+                        help="busy GEMMs before the first group for at least this many seconds, "
+                             "then until the GPU's temperature stops rising, as gemm_bench does "
+                             "(default 3)")
+    parser.add_argument("--max_warmup", type=float, default=60.0,
+                        help="... but no longer than this (default 60; 0: exactly --gpu_warmup)")
+    parser.add_argument("--max_settle", type=float, default=5.0,
+                        help="seconds of settling at most; then sampling starts anyway, counter "
+                             "settled=0 (default 5)")
+    parser.add_argument("--max_noise", type=float, default=0.5,
+                        help="sample until every case's mean's 95%% interval half-width is at most "
+                             "this percent of it (default 0.5)")
+    parser.add_argument("--min_samples", type=int, default=10,
+                        help="samples per case at least (default 10)")
+    parser.add_argument("--min_time", type=float, default=1.0,
+                        help="seconds of sampling at least (default 1)")
+    parser.add_argument("--min_time_capped", type=float, default=4.0,
+                        help="seconds of sampling at least when NVML reports a power or "
+                             "thermal limiter while sampling (default 4)")
+    parser.add_argument("--max_time", type=float, default=8.0,
+                        help="seconds of sampling a group at most, even above --max_noise; the "
+                             "label says so (default 8)")
+    parser.add_argument("--batch", type=int, default=8,
+                        help="samples enqueued before each synchronization, rounded up to "
+                             "whole rounds of the group (default 8)")
+    parser.add_argument("--list_kernels", action="store_true",
+                        help="print the kernels of each case (name, median duration) to stderr, "
+                             "as gemm_bench --list_kernels does")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the groups and each case's operands and call; torch is not "
+                             "imported")
+    args = parser.parse_args(argv)
+    if args.cases and bench_flags:
+        parser.error("flags after -- go to gemm_bench, which --cases does not run")
+    if args.repetitions < 1 or args.batch < 1:
+        parser.error("--repetitions and --batch must be at least 1")
+    if args.min_samples < BATCHES:
+        parser.error(f"--min_samples must be at least {BATCHES} (the mean's 95% interval comes "
+                     f"from {BATCHES} batch means)")
+    if min(args.max_noise, args.max_time) <= 0 or min(args.max_settle, args.min_time,
+                                                      args.min_time_capped, args.gpu_warmup,
+                                                      args.max_warmup) < 0:
+        parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time, "
+                     "--min_time_capped, --gpu_warmup and --max_warmup not negative")
+    for name in ("min_time", "min_time_capped"):
+        if getattr(args, name) > args.max_time:
+            parser.error(f"--{name} ({getattr(args, name)} s) is above --max_time "
+                         f"({args.max_time} s)")
+    if args.filter:
+        try:
+            re.compile(args.filter)
+        except re.error as error:
+            parser.error(f"--filter: {error}")
+    if args.expert_rows is not None:
+        try:
+            args.expert_rows = parse_expert_rows(args.expert_rows)
+        except ValueError as error:
+            parser.error(f"--expert_rows: {error}")
+        args.expert_rows_from = "--expert_rows"
+    elif args.context_from:
+        args.expert_rows = expert_rows_from_context(args.context_from, bench_flags)
+        args.expert_rows_from = args.context_from
+    else:
+        args.expert_rows_from = None
+    return args, bench_flags
+
+
+def main(argv):
+    args, bench_flags = parse_args(argv)
+    lines = list_case_lines(args, bench_flags)
+    left_out = left_out_grouped_fp8(lines, args.filter)
+    if left_out:
+        print(f"torch_peer: {left_out} grouped FP8 case(s) left out: torch._scaled_grouped_mm "
+              "has neither tensorwise nor 1x128/128x128 scaling (the script's docstring says "
+              "more)", file=sys.stderr)
+    cases = select_cases(lines, args.filter)
+    grouped = sum(1 for case in cases if case.grouped)
+    if grouped and args.expert_rows is None:
+        print(f"torch_peer: {grouped} grouped case(s) left out: they need gemm_bench's rows per "
+              "expert, which --benchmark_list_tests does not print; pass --context_from=FILE (a "
+              "gemm_bench JSON of the same model flags) or --expert_rows=LIST", file=sys.stderr)
+        cases = [case for case in cases if not case.grouped]
+    try:
+        cases = attach_group_rows(cases, args.expert_rows)
+    except ValueError as error:
+        sys.exit(f"torch_peer: {error}")
+    if not cases:
+        sys.exit("torch_peer: no BF16 native, FP8Current prequant or FP8Block prequant GEMM "
+                 "case matched")
+    if args.dry_run:
+        dry_run(cases, args)
+    else:
+        run(cases, args)
