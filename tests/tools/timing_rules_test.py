@@ -19,21 +19,7 @@ with open(os.path.join(HERE, "fixtures", "timing_rules.json"), encoding="utf-8")
 # Inputs on which the Python does not give the C++'s answer, by (section, name), with why.
 # test_known_differences_remain checks that each still differs: once the Python agrees, its entry
 # goes from here.
-KNOWN_DIFFERENCES = {
-    ("sample_statistics", "two modes far apart: every sample is an outlier"):
-        "no sample is kept: mean_and_noise raises StatisticsError (statistics.fmean of nothing) "
-        "where summarize_samples gives a mean of 0 and no interval",
-    ("noise_target_met", "two modes far apart: every sample is an outlier"):
-        "as above: noise_target_met raises where the C++ says not met",
-    ("sample_statistics", "at the lower outlier bound, median / 1.5 rounds above the sample and "
-                          "sample * 1.5 does not fall below the median"):
-        "the lower bound: the Python keeps a sample from median / 1.5 up (a rounded quotient), "
-        "the C++ one whose sample * 1.5 is not below the median (a rounded product); here the "
-        "Python leaves out the sample the C++ keeps",
-    ("sample_statistics", "at the lower outlier bound, median / 1.5 rounds to the sample and "
-                          "sample * 1.5 falls below the median"):
-        "the same bound the other way: the Python keeps the sample the C++ leaves out",
-}
+KNOWN_DIFFERENCES = {}
 
 # A relative difference the two may have in a mean or an interval: the C++ sums in order,
 # Python's statistics module exactly, so they part in the last bits.
