@@ -63,6 +63,9 @@
 #   moestep  the BF16 and FP8 step GEMM cases of each $MOE_MODELS workload (default: the README's
 #            MoE table's four), at --microbatches=1 and $MICROBATCHES, each run with its BF16
 #            baseline: the per-model step speedups (moestep.txt)
+#   trainer  a real trainer's step beside gemm_bench's (tools/trainer_peer.py: BF16 nn.Linear,
+#            torchao's tensorwise Float8Linear compiled and Float8BlockwiseLinear, from the wheel
+#            in .whl when carried): the default sweep, the peer, the sweep again (trainer.txt)
 #   alone    the cases of each $ALONE_RUNS entry ("FLAGS|FILTER", ';'-separated) timed as the
 #            public block-scaled figures were: each case alone in a process of its own after a
 #            2 s warm-up; first all of an entry's cases together, as a sweep times them
@@ -675,6 +678,30 @@ stage_stepverify() {
     echo "$(basename "$log"): $(grep -c '/step/' "$log") step cases," \
       "$(grep -c 'ERROR OCCURRED' "$log") failed or skipped"
   done
+}
+
+# A real trainer's step (tools/trainer_peer.py) between two default sweeps, each compared with it:
+# what the run order does shows apart from what the two sides do.
+stage_trainer() {
+  local python=python3
+  [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
+  if compgen -G ".whl/torchao-*.whl" >/dev/null; then
+    "$python" -m pip install -q --no-index --no-deps --no-compile --target /tmp/site \
+      .whl/torchao-*.whl && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  fi
+  run trainer_ours_1 "$bench" --list_kernels --benchmark_out="$out/trainer_ours_1.json" \
+    --benchmark_out_format=json
+  run trainer_peer env PYTHONUNBUFFERED=1 "$python" tools/trainer_peer.py --list_kernels \
+    --steps_from="$out/trainer_ours_1.json" --out="$out/trainer_peer.json"
+  run trainer_ours_2 "$bench" --benchmark_out="$out/trainer_ours_2.json" \
+    --benchmark_out_format=json
+  {
+    echo "--- gemm_bench, then the peer"
+    cat "$out/trainer_peer.log"
+    echo "--- the peer, then gemm_bench"
+    python3 tools/trainer_peer.py --steps_from="$out/trainer_ours_2.json" \
+      --peer_from="$out/trainer_peer.json"
+  } 2>&1 | grep -v "^kernels of" | tee "$out/trainer.txt"
 }
 
 # Step speedups of MoE workloads at one microbatch and at $MICROBATCHES: the BF16 native and FP8

@@ -1,6 +1,7 @@
 """The peers: gemm_bench's cases timed with other libraries under gemm_bench's timing rules,
 written as Google Benchmark JSON with gemm_bench's case names, so that compare.py and
-tools/run_diff.py put the two side by side. The command is tools/torch_peer.py.
+tools/run_diff.py put the two side by side (the command is tools/torch_peer.py); and a real
+trainer's step beside gemm_bench's step sums (tools/trainer_peer.py).
 
 - cases.py: gemm_bench's case names, the ones a peer takes, the rows per expert of grouped cases,
   gemm_bench's groups
@@ -13,6 +14,9 @@ tools/run_diff.py put the two side by side. The command is tools/torch_peer.py.
 - torch_gemm.py: the torch GEMM peer (torch.matmul, torch._scaled_mm, block-scaled scaled_mm,
   torch._grouped_mm): which cases, with which call, on which operands
 - cli.py: the command line
+- trainer_step.py: a real trainer's step (torch's nn.Linear, torchao's tensorwise Float8Linear
+  compiled and Float8BlockwiseLinear) on a gemm_bench run's ops, beside its step sums, and its
+  command line
 
 Nothing imports torch before a run starts: --dry-run and the tests run without it.
 """
