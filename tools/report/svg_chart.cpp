@@ -299,6 +299,8 @@ std::string render_svg_chart(const Report& report) {
   const bool any_share = std::any_of(
       bars.begin(), bars.end(), [](const Bar& bar) { return bar.quantization_ms.has_value(); });
   if (any_share) {
+    // The stripes over a grey swatch, as they lie over a segment's colour in a bar.
+    legend.rect(legend_x, legend_y, 14, 14, "fill=\"#888\"");
     legend.rect(legend_x, legend_y, 14, 14,
                 "fill=\"url(#quantization)\" stroke=\"#333\" stroke-width=\"0.5\"");
     legend.text(legend_x + 20, legend_y + 11, "of which quantization",
