@@ -24,7 +24,7 @@ import sys
 from .cases import (attach_group_rows, expert_rows_from_context, left_out_grouped_fp8,
                     parse_expert_rows, select_cases)
 from .runner import run
-from .timing import BATCHES
+from .timing import add_timing_arguments, check_timing_arguments
 from .torch_gemm import dry_run
 
 
@@ -69,28 +69,7 @@ def parse_args(argv):
     parser.add_argument("--repetitions", type=int, default=1,
                         help="runs of each group (settling and sampling); 2 or more adds "
                              "median/mean/stddev/cv aggregates")
-    parser.add_argument("--gpu_warmup", type=float, default=3.0,
-                        help="busy GEMMs before the first group for at least this many seconds, "
-                             "then until the GPU's temperature stops rising, as gemm_bench does "
-                             "(default 3)")
-    parser.add_argument("--max_warmup", type=float, default=60.0,
-                        help="... but no longer than this (default 60; 0: exactly --gpu_warmup)")
-    parser.add_argument("--max_settle", type=float, default=5.0,
-                        help="seconds of settling at most; then sampling starts anyway, counter "
-                             "settled=0 (default 5)")
-    parser.add_argument("--max_noise", type=float, default=0.5,
-                        help="sample until every case's mean's 95%% interval half-width is at most "
-                             "this percent of it (default 0.5)")
-    parser.add_argument("--min_samples", type=int, default=10,
-                        help="samples per case at least (default 10)")
-    parser.add_argument("--min_time", type=float, default=1.0,
-                        help="seconds of sampling at least (default 1)")
-    parser.add_argument("--min_time_capped", type=float, default=4.0,
-                        help="seconds of sampling at least when NVML reports a power or "
-                             "thermal limiter while sampling (default 4)")
-    parser.add_argument("--max_time", type=float, default=8.0,
-                        help="seconds of sampling a group at most, even above --max_noise; the "
-                             "label says so (default 8)")
+    add_timing_arguments(parser)
     parser.add_argument("--batch", type=int, default=8,
                         help="samples enqueued before each synchronization, rounded up to "
                              "whole rounds of the group (default 8)")
@@ -105,18 +84,7 @@ def parse_args(argv):
         parser.error("flags after -- go to gemm_bench, which --cases does not run")
     if args.repetitions < 1 or args.batch < 1:
         parser.error("--repetitions and --batch must be at least 1")
-    if args.min_samples < BATCHES:
-        parser.error(f"--min_samples must be at least {BATCHES} (the mean's 95% interval comes "
-                     f"from {BATCHES} batch means)")
-    if min(args.max_noise, args.max_time) <= 0 or min(args.max_settle, args.min_time,
-                                                      args.min_time_capped, args.gpu_warmup,
-                                                      args.max_warmup) < 0:
-        parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time, "
-                     "--min_time_capped, --gpu_warmup and --max_warmup not negative")
-    for name in ("min_time", "min_time_capped"):
-        if getattr(args, name) > args.max_time:
-            parser.error(f"--{name} ({getattr(args, name)} s) is above --max_time "
-                         f"({args.max_time} s)")
+    check_timing_arguments(parser, args)
     if args.filter:
         try:
             re.compile(args.filter)

@@ -362,3 +362,45 @@ class RoundRobinBatch:
         return [[start.elapsed_time(stop) * 1000 for start, stop in
                  (round_events[member] for round_events in finished)]
                 for member in range(len(self._gemms))]
+
+
+def add_timing_arguments(parser):
+    """The timing flags every peer takes, gemm_bench's own with its defaults."""
+    parser.add_argument("--gpu_warmup", type=float, default=3.0,
+                        help="busy GEMMs before the first group for at least this many seconds, "
+                             "then until the GPU's temperature stops rising, as gemm_bench does "
+                             "(default 3)")
+    parser.add_argument("--max_warmup", type=float, default=60.0,
+                        help="... but no longer than this (default 60; 0: exactly --gpu_warmup)")
+    parser.add_argument("--max_settle", type=float, default=5.0,
+                        help="seconds of settling at most; then sampling starts anyway, counter "
+                             "settled=0 (default 5)")
+    parser.add_argument("--max_noise", type=float, default=0.5,
+                        help="sample until every case's mean's 95%% interval half-width is at most "
+                             "this percent of it (default 0.5)")
+    parser.add_argument("--min_samples", type=int, default=10,
+                        help="samples per case at least (default 10)")
+    parser.add_argument("--min_time", type=float, default=1.0,
+                        help="seconds of sampling at least (default 1)")
+    parser.add_argument("--min_time_capped", type=float, default=4.0,
+                        help="seconds of sampling at least when NVML reports a power or "
+                             "thermal limiter while sampling (default 4)")
+    parser.add_argument("--max_time", type=float, default=8.0,
+                        help="seconds of sampling a group at most, even above --max_noise; the "
+                             "label says so (default 8)")
+
+
+def check_timing_arguments(parser, args):
+    """parser.error() for timing flags gemm_bench would refuse."""
+    if args.min_samples < BATCHES:
+        parser.error(f"--min_samples must be at least {BATCHES} (the mean's 95% interval comes "
+                     f"from {BATCHES} batch means)")
+    if min(args.max_noise, args.max_time) <= 0 or min(args.max_settle, args.min_time,
+                                                      args.min_time_capped, args.gpu_warmup,
+                                                      args.max_warmup) < 0:
+        parser.error("--max_noise and --max_time must be positive, --max_settle, --min_time, "
+                     "--min_time_capped, --gpu_warmup and --max_warmup not negative")
+    for name in ("min_time", "min_time_capped"):
+        if getattr(args, name) > args.max_time:
+            parser.error(f"--{name} ({getattr(args, name)} s) is above --max_time "
+                         f"({args.max_time} s)")

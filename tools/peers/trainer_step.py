@@ -133,6 +133,8 @@ def make_step(torch, layer, tokens, in_features, out_features):
 def parse_args(argv):
     import argparse
 
+    from .timing import add_timing_arguments, check_timing_arguments
+
     parser = argparse.ArgumentParser(
         prog="trainer_peer.py", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -152,14 +154,7 @@ def parse_args(argv):
                         help="after timing, the kernels of 3 steps of each op (torch.profiler; at "
                              "whatever clock the GPU has then) to stderr, as gemm_bench's "
                              "--list_kernels lists its cases' kernels")
-    parser.add_argument("--gpu_warmup", type=float, default=3.0)
-    parser.add_argument("--max_warmup", type=float, default=60.0)
-    parser.add_argument("--max_settle", type=float, default=5.0)
-    parser.add_argument("--max_noise", type=float, default=0.5)
-    parser.add_argument("--min_samples", type=int, default=10)
-    parser.add_argument("--min_time", type=float, default=1.0)
-    parser.add_argument("--min_time_capped", type=float, default=4.0)
-    parser.add_argument("--max_time", type=float, default=8.0)
+    add_timing_arguments(parser)
     args = parser.parse_args(argv)
     args.recipes = [r for r in args.recipes.split(",") if r]
     unknown = [r for r in args.recipes if r not in RECIPES]
@@ -168,6 +163,7 @@ def parse_args(argv):
                      f"comma-separated list of {', '.join(RECIPES)}")
     if args.first_steps < 1:
         parser.error("--first_steps: expected 1 or more (the first step compiles)")
+    check_timing_arguments(parser, args)
     return args
 
 
