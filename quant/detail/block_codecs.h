@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "quant/fp32_bits.h"
+#include "quant/float_bits.h"
 #include "quant/host_device.h"
 
 namespace gemmscope::detail {

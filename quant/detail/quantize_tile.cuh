@@ -35,7 +35,7 @@
 
 #include "quant/detail/launch_checks.h"
 #include "quant/detail/swizzled_padding.cuh"
-#include "quant/fp32_bits.h"
+#include "quant/float_bits.h"
 #include "quant/operand_copies.h"
 
 namespace gemmscope::detail {

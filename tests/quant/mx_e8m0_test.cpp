@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "quant/detail/block_codecs.h"
-#include "quant/fp32_bits.h"
+#include "quant/float_bits.h"
 #include "quant/mxfp8/detail/scaling.h"
 #include "quant/mxfp8/e8m0.h"
 

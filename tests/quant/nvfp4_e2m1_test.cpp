@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "quant/detail/block_codecs.h"
-#include "quant/fp32_bits.h"
+#include "quant/float_bits.h"
 #include "quant/nvfp4/e2m1.h"
 
 namespace gemmscope {

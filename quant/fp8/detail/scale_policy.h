@@ -9,7 +9,7 @@
 // amax itself is the NaN-ignoring max of |x| (TE's amax uses __hmax / fmaxf, which drop NaN);
 // infinities count. NaN elements still quantize to NaN.
 
-#include "quant/fp32_bits.h"
+#include "quant/float_bits.h"
 #include "quant/host_device.h"
 
 namespace gemmscope {
