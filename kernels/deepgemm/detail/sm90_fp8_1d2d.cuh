@@ -1,0 +1,227 @@
+#pragma once
+// What the DeepGEMM provider's GEMMs share (kernels/deepgemm/dense_gemm.cu, grouped_gemm.cu):
+// DeepGEMM's sm90_fp8_gemm_1d2d_impl kernel template (deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh,
+// tested at DeepGEMM commit 54e2261), the configurations we instantiate of it, the shared memory
+// each takes, the TMA descriptors over our operands, and the launch. Included by those two .cu
+// files only, which compile for sm_90a alone.
+//
+// The kernel, as its source reads: persistent, one CTA per SM (the SM count is a template
+// argument), a loader warp group (TMA: A's and B's 128-deep k-tiles 128B-swizzled, A's 1x128
+// scales) and one or two math warp groups; each k-tile's wgmma is promoted into FP32 accumulators
+// with the row's A scale times the tile's B scale, read once a tile from the 128x128 scales; a
+// block of 256 rows is computed in two waves of 128, so that its accumulators fit; the BF16 output
+// leaves through shared memory with TMA stores; clusters of two CTAs share A's (or B's) k-tiles by
+// TMA multicast. Its GemmType says how rows map to weights: Normal (one GEMM) or
+// MGroupedContiguous (the rows of every expert one after another, each expert's starting at a
+// multiple of the tile's rows, a table giving each row's expert).
+//
+// Shared memory: the output tile, the stages (A and B k-tiles, A's scales), the weight scales of
+// one tile column for all of K (one or two floats a k-block), and the barriers. The stage count
+// is a template argument: each configuration takes as many as fit with K up to kMaxK.
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
+
+#include "kernels/detail/sm90_device.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "DeepGEMM's Hopper kernels are built for sm_90a only (kernels/deepgemm/CMakeLists.txt)"
+#endif
+
+namespace gemmscope::deepgemm {
+
+constexpr uint32_t kBlockK = 128;   // one scale block a k-tile (the kernel asserts it)
+constexpr uint32_t kSmCount = 132;  // H100 SXM and H200: the persistent grid, a template argument
+constexpr int64_t kMaxK = 65536;    // what the instantiations' shared memory budgets for
+constexpr uint32_t kLoaderThreads = 128;
+constexpr uint32_t kMulticast = 2;               // CTAs of a cluster
+constexpr uint32_t kSharedMemoryLimit = 232448;  // sm_90's 227 KB a block
+constexpr uint32_t kMaxStages = 16;
+
+constexpr uint32_t align_up(uint32_t value, uint32_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// The widest TMA swizzle (128, 64, 32 bytes) whose span divides a row of `bytes`; 0 for none.
+constexpr uint32_t swizzle_for(uint32_t bytes) {
+  for (const uint32_t mode : {128u, 64u, 32u}) {
+    if (bytes % mode == 0)
+      return mode;
+  }
+  return 0;
+}
+
+// The kernel's shared memory for a tile and K (its own layout, in its order).
+constexpr uint32_t shared_bytes(uint32_t block_m, uint32_t block_n, uint32_t stages, int64_t k) {
+  const uint32_t k_blocks = static_cast<uint32_t>((k + kBlockK - 1) / kBlockK);
+  const uint32_t scales_b_per_k_block = kBlockK % block_n == 0 ? 1 : 2;
+  return align_up(block_m * block_n * 2, 1024) +             // BF16 output tile
+         stages * (block_m * kBlockK + block_n * kBlockK) +  // E4M3 k-tiles
+         stages * align_up(block_m * 4, 128) +               // A's scales
+         align_up(k_blocks * scales_b_per_k_block * 4, 8) +  // B's scales, all of K
+         2 * stages * 8;                                     // full and empty barriers
+}
+
+constexpr uint32_t stages_for(uint32_t block_m, uint32_t block_n) {
+  uint32_t stages = kMaxStages;
+  while (stages > 1 && shared_bytes(block_m, block_n, stages, kMaxK) > kSharedMemoryLimit)
+    --stages;
+  return stages;
+}
+
+// One math warp group for tiles of 64 rows, two (64 rows each a wave) otherwise.
+constexpr uint32_t math_threads_for(uint32_t block_m) {
+  return block_m <= 64 ? 128 : 256;
+}
+
+// The kernel's arguments but for its launch configuration.
+struct KernelArguments {
+  float* scale_b;
+  int* grouped_layout;  // MGroupedContiguous: each row's expert; null for Normal
+  uint32_t m, n, k;
+  CUtensorMap a, b, d, scale_a;
+};
+
+// What a configuration is, for its label and order, and how to launch it; what follows from its
+// tile is derived by the functions its instantiation was compiled with.
+struct Configuration {
+  uint32_t block_m, block_n;
+  bool multicast_on_a;
+  const void* kernel;  // for cudaFuncSetAttribute and cudaLaunchKernelEx
+  void (*launch)(const cudaLaunchConfig_t& config, const KernelArguments& arguments);
+
+  uint32_t stages() const { return stages_for(block_m, block_n); }
+  uint32_t math_threads() const { return math_threads_for(block_m); }
+  // Bytes; the output's TMA box is swizzle_d() / 2 columns wide (all of the tile's if 0).
+  uint32_t swizzle_d() const { return swizzle_for(block_n * 2); }
+};
+
+template <uint32_t kBlockM, uint32_t kBlockN, bool kMulticastOnA, deep_gemm::GemmType kGemmType>
+struct Instantiation {
+  static constexpr uint32_t kStages = stages_for(kBlockM, kBlockN);
+  static constexpr uint32_t kMathThreads = math_threads_for(kBlockM);
+  static constexpr uint32_t kSwizzleD = swizzle_for(kBlockN * 2);
+  static_assert(kStages >= 3, "fewer than 3 stages cannot hide TMA's latency");
+
+  // Shapes and the group count are runtime values (0 and 1): no kernel per model.
+  static constexpr auto kernel = &deep_gemm::sm90_fp8_gemm_1d2d_impl<
+      cute::UMMA::Major::K, 0, 0, 0, 1, kBlockM, kBlockN, kBlockK, 128, 128, kSwizzleD, kStages,
+      kLoaderThreads, kMathThreads, kMulticast, kMulticastOnA, kSmCount, kGemmType,
+      cutlass::bfloat16_t, deep_gemm::epilogue::transform::EpilogueIdentity>;
+
+  static void launch(const cudaLaunchConfig_t& config, const KernelArguments& x) {
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, x.scale_b, x.grouped_layout, x.m, x.n, x.k, x.a,
+                                  x.b, x.d, x.scale_a));
+  }
+
+  static Configuration describe() {
+    return {kBlockM, kBlockN, kMulticastOnA, reinterpret_cast<const void*>(kernel), &launch};
+  }
+};
+
+// "256x128x128, A shared by 2 CTAs, 3 stages"
+inline std::string describe(const Configuration& c) {
+  return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + "x" +
+         std::to_string(kBlockK) + ", " + (c.multicast_on_a ? "A" : "B") + " shared by " +
+         std::to_string(kMulticast) + " CTAs, " + std::to_string(c.stages()) + " stages";
+}
+
+// Waves x tile area, waves = ceil(tiles / SMs): a first guess at the order that a caller's trial
+// then settles, as kernels/cutlass/dense_gemm.cpp orders CUTLASS's.
+// An m-grouped GEMM's rows are whole tiles of each expert, so its M is their sum.
+inline double modelled_time(const Configuration& c, int64_t m, int64_t n) {
+  const int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
+  return static_cast<double>((tiles + kSmCount - 1) / kSmCount) * c.block_m * c.block_n;
+}
+
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(const char* who) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [who] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+                                                cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || function == nullptr)
+      throw Unsupported(std::string(who) + ": the driver has no cuTensorMapEncodeTiled");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }();
+  return encode;
+}
+
+// A 2D tensor map over [outer, inner] elements (`row_bytes` apart), boxes of [box_outer,
+// box_inner], as DeepGEMM's kernel reads or writes them.
+inline CUtensorMap tensor_map(const char* who, CUtensorMapDataType type, const void* base,
+                              uint64_t inner, uint64_t outer, uint64_t row_bytes,
+                              uint32_t box_inner, uint32_t box_outer, uint32_t swizzle) {
+  const CUtensorMapSwizzle mode = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                  : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                  : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                  : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const cuuint64_t dims[2] = {inner, outer};
+  const cuuint64_t strides[1] = {row_bytes};
+  const cuuint32_t box[2] = {box_inner, box_outer};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUtensorMap map{};
+  const CUresult result =
+      encode_tiled(who)(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, mode, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    throw std::runtime_error(std::string(who) + ": cuTensorMapEncodeTiled failed (CUresult " +
+                             std::to_string(static_cast<int>(result)) + ")");
+  }
+  return map;
+}
+
+// The GPU check every configuration needs: sm_90 with the SM count the kernels are compiled for.
+inline void require_deepgemm_gpu(const char* who) {
+  const int sm_count = detail::require_sm90(who);
+  if (sm_count != static_cast<int>(kSmCount)) {
+    throw Unsupported(std::string(who) + ": its persistent kernels are compiled for " +
+                      std::to_string(kSmCount) + " SMs (H100 SXM, H200); this GPU has " +
+                      std::to_string(sm_count));
+  }
+}
+
+// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) but for its stream; sets
+// the kernel's shared memory attribute to the most any K takes, so that planning a shorter K does
+// not take shared memory from a plan made before it.
+class Launch {
+ public:
+  Launch(const Configuration& config, int64_t k) : config_(config) {
+    const uint32_t stages = config.stages();
+    CUDA_CHECK(cudaFuncSetAttribute(
+        config.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        static_cast<int>(shared_bytes(config.block_m, config.block_n, stages, kMaxK))));
+    cluster_.id = cudaLaunchAttributeClusterDimension;
+    cluster_.val.clusterDim.x = kMulticast;
+    cluster_.val.clusterDim.y = 1;
+    cluster_.val.clusterDim.z = 1;
+    launch_.gridDim = dim3(kSmCount);
+    launch_.blockDim = dim3(kLoaderThreads + config.math_threads());
+    launch_.dynamicSmemBytes = shared_bytes(config.block_m, config.block_n, stages, k);
+    launch_.numAttrs = 1;
+  }
+
+  void operator()(const KernelArguments& arguments, cudaStream_t stream) const {
+    cudaLaunchAttribute cluster = cluster_;
+    cudaLaunchConfig_t launch = launch_;
+    launch.stream = stream;
+    launch.attrs = &cluster;
+    config_.launch(launch, arguments);
+  }
+
+ private:
+  Configuration config_;
+  cudaLaunchAttribute cluster_{};
+  cudaLaunchConfig_t launch_{};
+};
+
+}  // namespace gemmscope::deepgemm
