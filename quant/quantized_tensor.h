@@ -38,6 +38,13 @@ struct QuantizedTensor {
   ScaleLayout scale_layout = ScaleLayout::kNone;
   // NVFP4 only: the FP32 per-tensor dequantization factor, which the GEMM folds into alpha.
   const float* tensor_scale = nullptr;
+  // A kVec128 copy of one group of a grouped operand may come with its scales a second time,
+  // stacked: every group's rows in one FP32 [ceil(cols/128)][stacked_scale_stride] tensor, this
+  // group's at its first row (stacked_scale points there), no padding between groups. That is
+  // the layout m-grouped kernels read (DeepGEMM's: one TMA descriptor over all experts' rows);
+  // the per-group `scale` is cuBLASLt's. Null where the quantizer did not write it.
+  const float* stacked_scale = nullptr;
+  int64_t stacked_scale_stride = 0;
 };
 
 }  // namespace gemmscope

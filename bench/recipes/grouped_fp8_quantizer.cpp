@@ -36,7 +36,8 @@ GroupedFp8Quantizer::GroupedFp8Quantizer(const OperandSource& source)
 }
 
 Fp8GroupedTargets GroupedFp8Quantizer::targets() const {
-  return {rowwise_.get(), columnwise_.get(), rowwise_scales_.get(), columnwise_scales_.get()};
+  return {rowwise_.get(), columnwise_.get(), rowwise_scales_.get(), columnwise_scales_.get(),
+          stacked_rowwise_scales_.get()};
 }
 
 void GroupedFp8Quantizer::finish(Fp8GroupedQuantization quantization, int input_reads,
@@ -94,6 +95,11 @@ std::unique_ptr<OperandQuantizer> GroupedFp8Quantizer::block(const OperandSource
     q.rowwise_scales_ =
         DeviceBuffer<float>(static_cast<size_t>(rowwise.total_bytes()) / sizeof(float));
     scales_written += scale_bytes(rowwise, q.layout_.group_count());
+    if (scale_layout == ScaleLayout::kVec128 && fp8_stacks_scales(q.layout_)) {
+      const int64_t stacked = fp8_stacked_scale_floats(q.layout_);
+      q.stacked_rowwise_scales_ = DeviceBuffer<float>(static_cast<size_t>(stacked));
+      scales_written += static_cast<double>(stacked) * sizeof(float);
+    }
   }
   if (has_columnwise(source.copies)) {
     q.columnwise_scales_ =

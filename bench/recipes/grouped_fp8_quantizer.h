@@ -3,7 +3,10 @@
 // a tensor of its own, with its own scales, in a fixed number of launches whatever the number
 // of groups (quant/fp8/grouped.h), where PerGroupQuantizer's launches grow with the groups.
 // The rowwise copies of all groups share one buffer, the columnwise copies another, and so do
-// the tensorwise states or each copy's block scales.
+// the tensorwise states or each copy's block scales. A 1x128 rowwise copy's scales are written
+// twice: per group as cuBLASLt and CUTLASS read them, and stacked as DeepGEMM's m-grouped kernel
+// reads them (QuantizedTensor::stacked_scale), 4 bytes a 128 elements more, about 1% of the
+// cast's bytes, so that each provider reads its own layout and none pays a relayout.
 
 #include <cuda_runtime.h>
 
@@ -51,6 +54,7 @@ class GroupedFp8Quantizer : public OperandQuantizer {
   DeviceBuffer<float> states_;  // tensorwise scaling
   DeviceBuffer<float> rowwise_scales_;
   DeviceBuffer<float> columnwise_scales_;
+  DeviceBuffer<float> stacked_rowwise_scales_;  // 1x128 block scaling
   std::unique_ptr<Fp8GroupedQuantization> quantization_;
   DeviceBuffer<uint8_t> workspace_;
   double bytes_moved_ = 0;

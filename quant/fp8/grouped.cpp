@@ -78,6 +78,18 @@ int64_t Fp8GroupedQuantization::delayed_state_floats(const GroupedLayout& layout
   return layout.group_count() * Fp8DelayedScalingState::buffer_floats(history_length);
 }
 
+int64_t fp8_stacked_scale_floats(const GroupedLayout& layout) {
+  return ceil_div(layout.cols(), kFp8ScaleBlock) * layout.rows();
+}
+
+bool fp8_stacks_scales(const GroupedLayout& layout) {
+  for (int64_t g = 0; g < layout.group_count(); ++g) {
+    if (layout.group_rows(g) % kScaleRowAlignment != 0)
+      return false;
+  }
+  return true;
+}
+
 Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat16* input,
                                                const GroupedLayout& layout, ElementFormat format,
                                                ScaleLayout scale_layout,
@@ -106,6 +118,14 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
       detail::require_not_null(function, "rowwise_scale_inv", targets.rowwise_scale_inv);
     if (targets.columnwise != nullptr)
       detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
+    if (targets.stacked_rowwise_scale_inv != nullptr &&
+        (scale_layout != ScaleLayout::kVec128 || targets.rowwise == nullptr ||
+         !fp8_stacks_scales(layout))) {
+      throw std::invalid_argument(
+          std::string(function) +
+          ": stacked rowwise scales need 1x128 scaling, a rowwise copy and every group's rows a "
+          "multiple of 4");
+    }
   } else {
     detail::require_not_null(function, "states", states);
   }
@@ -148,6 +168,11 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
         if (args.rowwise != nullptr) {
           args.rowwise_scale_inv =
               at_byte_offset(targets.rowwise_scale_inv, rowwise_scales_.offset(g));
+          if (targets.stacked_rowwise_scale_inv != nullptr) {
+            args.stacked_rowwise_scale_inv =
+                targets.stacked_rowwise_scale_inv + layout.row_offset(g);
+            args.stacked_scale_stride = layout.rows();
+          }
         }
         if (args.columnwise != nullptr) {
           args.columnwise_scale_inv =
@@ -229,8 +254,14 @@ QuantizedTensor Fp8GroupedQuantization::copy(bool columnwise, int64_t group) con
                   : at_byte_offset(targets_.rowwise_scale_inv, rowwise_scales_.offset(group));
       break;
   }
-  return columnwise ? tensor.columnwise(at_byte_offset(targets_.columnwise, offset), scale)
-                    : tensor.rowwise(at_byte_offset(targets_.rowwise, offset), scale);
+  if (columnwise)
+    return tensor.columnwise(at_byte_offset(targets_.columnwise, offset), scale);
+  QuantizedTensor copy = tensor.rowwise(at_byte_offset(targets_.rowwise, offset), scale);
+  if (targets_.stacked_rowwise_scale_inv != nullptr) {
+    copy.stacked_scale = targets_.stacked_rowwise_scale_inv + layout_.row_offset(group);
+    copy.stacked_scale_stride = layout_.rows();
+  }
+  return copy;
 }
 
 }  // namespace gemmscope

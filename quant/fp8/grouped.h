@@ -44,12 +44,21 @@ struct Fp8GroupedTargets {
   // Block scaling: each requested copy's scales, fp8_grouped_scales(...).total_bytes() each.
   float* rowwise_scale_inv = nullptr;
   float* columnwise_scale_inv = nullptr;
+  // 1x128 block scaling, optional: the rowwise copy's scales again, stacked
+  // (QuantizedTensor::stacked_scale), fp8_stacked_scale_floats(layout) floats; every group's
+  // rows must be a multiple of 4, so that each group's slice starts 16-byte aligned.
+  float* stacked_rowwise_scale_inv = nullptr;
 };
 
 // Where each group's VEC128_32F or BLK128x128_32F scale tensor lives in a copy's scale buffer:
 // the group's own cuBLASLt layout for its [rows_g, cols] (or, columnwise, [cols, rows_g]) copy.
 GroupedScaleLayout fp8_grouped_scales(const GroupedLayout& layout, ScaleLayout scale_layout,
                                       bool columnwise);
+
+// Floats of the stacked 1x128 rowwise scales of `layout`'s groups: [ceil(cols/128)][rows].
+int64_t fp8_stacked_scale_floats(const GroupedLayout& layout);
+// Whether every group's rows are a multiple of 4, as the stacked scales need.
+bool fp8_stacks_scales(const GroupedLayout& layout);
 
 class Fp8GroupedQuantization {
  public:

@@ -455,6 +455,69 @@ TEST(Fp8GroupedGpu, BlockScalingEqualsEachGroupQuantizedAlone) {
   }
 }
 
+// 1x128 scales stacked as well (what DeepGEMM's m-grouped kernel reads): each group's slice of
+// the stacked tensor holds, bit for bit, its per-group scales, K block by K block, and nothing is
+// written past the stacked buffer. kAligned's rows are multiples of 4, as stacking needs.
+TEST(Fp8GroupedGpu, StackedRowwiseScalesAreEachGroupsScales) {
+  GEMMSCOPE_REQUIRE_GPU();
+  for (const int64_t cols : {int64_t{272}, int64_t{2048}}) {
+    SCOPED_TRACE(std::to_string(cols) + " cols");
+    GroupedOperand operand({kAligned, cols}, OperandCopies::kBoth, 7000);
+    const GroupedScaleLayout rowwise_layout =
+        fp8_grouped_scales(operand.layout, ScaleLayout::kVec128, /*columnwise=*/false);
+    const GroupedScaleLayout columnwise_layout =
+        fp8_grouped_scales(operand.layout, ScaleLayout::kVec128, /*columnwise=*/true);
+    DeviceBuffer<float> rowwise_scales(static_cast<size_t>(rowwise_layout.total_bytes()) / 4);
+    DeviceBuffer<float> columnwise_scales(static_cast<size_t>(columnwise_layout.total_bytes()) / 4);
+    PoisonedBuffer<float> stacked(static_cast<size_t>(fp8_stacked_scale_floats(operand.layout)));
+    Fp8GroupedTargets targets = operand.data_targets();
+    targets.rowwise_scale_inv = rowwise_scales.get();
+    targets.columnwise_scale_inv = columnwise_scales.get();
+    targets.stacked_rowwise_scale_inv = stacked.get();
+    auto quantization = Fp8GroupedQuantization::block(operand.input.get(), operand.layout,
+                                                      ScaleLayout::kVec128, targets);
+    const DeviceBuffer<uint8_t> workspace = upload_tables(quantization);
+    quantization.quantize(nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> all = stacked.contents();
+    const int64_t k_blocks = (cols + 127) / 128, rows = operand.layout.rows();
+    for (int64_t g = 0; g < operand.layout.group_count(); ++g) {
+      const QuantizedTensor copy = quantization.copy(false, g);
+      if (copy.data == nullptr)
+        continue;
+      SCOPED_TRACE("group " + std::to_string(g));
+      const int64_t first = operand.layout.row_offset(g), group_rows = copy.rows;
+      EXPECT_EQ(copy.stacked_scale, stacked.get() + first);
+      EXPECT_EQ(copy.stacked_scale_stride, rows);
+      const std::vector<float> own = testing::download(static_cast<const float*>(copy.scale),
+                                                       static_cast<size_t>(k_blocks * group_rows));
+      std::vector<float> slice;
+      for (int64_t b = 0; b < k_blocks; ++b) {
+        for (int64_t r = 0; r < group_rows; ++r)
+          slice.push_back(all[static_cast<size_t>(b * rows + first + r)]);
+      }
+      EXPECT_EQ(testing::mismatches(slice, own), "");
+    }
+    EXPECT_TRUE(stacked.guard_intact()) << "written past the stacked scales";
+    EXPECT_EQ(quantization.copy(true, 1).stacked_scale, nullptr) << "columnwise copies have none";
+  }
+}
+
+TEST(Fp8GroupedArguments, StackedScalesNeed1x128RowwiseAndRowsOfFour) {
+  const auto* input = reinterpret_cast<const __nv_bfloat16*>(0x1000);
+  Fp8GroupedTargets targets{reinterpret_cast<uint8_t*>(0x10000), nullptr,
+                            reinterpret_cast<float*>(0x30000), nullptr,
+                            reinterpret_cast<float*>(0x50000)};
+  EXPECT_THROW(Fp8GroupedQuantization::block(input, GroupedLayout({32, 17}, 256),
+                                             ScaleLayout::kVec128, targets),
+               std::invalid_argument);
+  EXPECT_THROW(Fp8GroupedQuantization::block(input, GroupedLayout({32, 16}, 256),
+                                             ScaleLayout::kBlock128x128, targets),
+               std::invalid_argument);
+  EXPECT_NO_THROW(Fp8GroupedQuantization::block(input, GroupedLayout({32, 0, 16}, 256),
+                                                ScaleLayout::kVec128, targets));
+}
+
 // Stand-ins for device pointers: building a quantization touches no device memory.
 template <typename T>
 T* stand_in(uintptr_t address) {

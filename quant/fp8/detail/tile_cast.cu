@@ -43,6 +43,8 @@ struct KernelParams {
   float* amax_record;
   float* rowwise_scale_inv;
   float* columnwise_scale_inv;
+  float* stacked_rowwise_scale_inv;  // or null
+  int64_t stacked_scale_stride;
 };
 
 // One tensor of a grouped cast, in device memory: its arguments, where the grouped amax kernel
@@ -275,8 +277,11 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
         scale = __uint_as_float(scale_bits);
         // The row's VEC128 slot; rows up to the next multiple of 4 get padding.
         if (group == 0 && row0 + r < p.scale_rows) {
+          const float scale_inv = __uint_as_float(power_of_2_inverse_bits(scale_bits));
           p.rowwise_scale_inv[tile_col * p.scale_rows + row0 + r] =
-              r < tile_rows ? __uint_as_float(power_of_2_inverse_bits(scale_bits)) : kScalePadding;
+              r < tile_rows ? scale_inv : kScalePadding;
+          if (p.stacked_rowwise_scale_inv != nullptr && r < tile_rows)
+            p.stacked_rowwise_scale_inv[tile_col * p.stacked_scale_stride + row0 + r] = scale_inv;
         }
       }
       // Quantize in read order, then put the two 8-byte halves in column order.
@@ -466,6 +471,8 @@ KernelParams kernel_params(const TileCastArgs& args) {
   params.amax_record = args.amax_record;
   params.rowwise_scale_inv = args.rowwise_scale_inv;
   params.columnwise_scale_inv = args.columnwise_scale_inv;
+  params.stacked_rowwise_scale_inv = args.stacked_rowwise_scale_inv;
+  params.stacked_scale_stride = args.stacked_scale_stride;
   return params;
 }
 

@@ -43,6 +43,11 @@ struct TileCastArgs {
   // Block scalings: scale_inv of each requested copy, in its cuBLASLt layout.
   float* rowwise_scale_inv = nullptr;
   float* columnwise_scale_inv = nullptr;
+  // kVec128 only, optional: the rowwise scale_inv again, row r of block column b at
+  // stacked_rowwise_scale_inv[b * stacked_scale_stride + r] (QuantizedTensor::stacked_scale);
+  // no padding slots.
+  float* stacked_rowwise_scale_inv = nullptr;
+  int64_t stacked_scale_stride = 0;
 };
 
 void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream);
