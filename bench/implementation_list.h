@@ -4,6 +4,8 @@
 // (bench/timing/alternative_trial.h); or a list, the first listed that can run the case (all its
 // configurations timed, where it has several).
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,15 @@ struct ImplementationList {
   }
   bool operator==(const ImplementationList& other) const {
     return automatic == other.automatic && listed == other.listed;
+  }
+
+  // The multiple a grouped case pads its experts' rows to for the listed providers (the largest
+  // they need); 1 under auto, where a provider that needs more refuses cases whose rows are not.
+  int64_t group_row_alignment() const {
+    int64_t alignment = 1;
+    for (const GemmProvider* provider : listed)
+      alignment = std::max(alignment, provider->group_row_alignment);
+    return alignment;
   }
 
   // "auto", or the listed names between commas: the flag's value, for the run's context.

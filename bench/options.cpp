@@ -361,6 +361,10 @@ How to time (see docs/timing.md):
                                cublas   cuBLAS's grouped batched GEMM (BF16)
                                cutlass  CUTLASS's Hopper grouped GEMMs (BF16, FP8Current,
                                         FP8Delayed, FP8Block; a build with CUTLASS, sm_90)
+                               deepgemm DeepGEMM's Hopper m-grouped FP8 1x128 x 128x128
+                                        GEMM (FP8Block Fprop, Dgrad; a build with DeepGEMM,
+                                        sm_90, 132 SMs); each expert's rows a multiple of
+                                        128: naming it pads them so (timed, padded_rows)
   --provider=auto|PROV[,PROV...]
                              who runs dense (not grouped) GEMMs, chosen as for --grouped
                              (default auto):

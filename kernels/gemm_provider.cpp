@@ -5,6 +5,7 @@
 #include "kernels/cutlass/dense_gemm.h"
 #include "kernels/cutlass/grouped_gemm.h"
 #include "kernels/deepgemm/dense_gemm.h"
+#include "kernels/deepgemm/grouped_gemm.h"
 
 namespace gemmscope {
 namespace {
@@ -41,6 +42,9 @@ const std::vector<GemmProvider>& grouped_providers() {
        [](const GemmRequest& r) { return one(make_cublas_grouped_gemm(r.problems, r.stream)); }},
       {"cutlass", false,
        [](const GemmRequest& r) { return make_cutlass_grouped_gemms(r.problems, r.stream); }},
+      {"deepgemm", false,
+       [](const GemmRequest& r) { return make_deepgemm_grouped_gemms(r.problems, r.stream); },
+       kDeepGemmGroupRowAlignment},
   };
   return providers;
 }

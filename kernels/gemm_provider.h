@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -40,11 +41,15 @@ struct GemmProvider {
   // One candidate per configuration that can run the request, best first; throws Unsupported
   // (quant/base/unsupported.h) with the reason when none can on this GPU or in this build.
   GemmCandidates (*make)(const GemmRequest& request);
+  // Grouped providers: the multiple each expert's rows must be (DeepGEMM's m-grouped kernel: its
+  // 128-row tiles belong to one expert). A case that names the provider pads its experts' rows
+  // to it; under auto the provider refuses cases whose rows are not.
+  int64_t group_row_alignment = 1;
 };
 
 // The dense providers, in the order --provider=auto tries them: cublaslt, cutlass, deepgemm.
 const std::vector<GemmProvider>& dense_providers();
-// The grouped providers, in the order --grouped=auto tries them: loop, cublas, cutlass.
+// The grouped providers, in the order --grouped=auto tries them: loop, cublas, cutlass, deepgemm.
 const std::vector<GemmProvider>& grouped_providers();
 
 // The provider of `providers` named `name`, or nullptr.

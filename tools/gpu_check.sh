@@ -42,13 +42,16 @@
 #            the grouped kernels; DeepSeek-V3's other GEMM cases verified once
 #   moeverify every expert case (or those of $VERIFY_FILTER) of each $MOE_MODELS workload with
 #            --verify --emulate and the default --grouped, balanced and skewed routing
+#   deepverify the same for the FP8Block expert Fprop and Dgrad cases (every mode), with
+#            --grouped=auto and --grouped=deepgemm
 #   moetime  the expert cases through the loop and through the grouped kernels, alternately,
 #            twice each: per-run reports, run-to-run spreads and the differences
 #   grouped  the GPU tests of grouped quantization, the CUTLASS GEMMs and the grouped passes
 #   moequant the quantization cases of expert operands (every expert of a rank in one case) of
 #            each $MOE_MODELS workload: GB/s, share of copy bandwidth, kernels a quantization
-#   moeauto  the expert GEMM cases of each $MOE_MODELS workload with gemm_bench's defaults
-#            (--grouped=auto), the kernels of each case listed, and the report
+#   moeauto  the expert GEMM cases (or those of $MOEAUTO_FILTER) of each $MOE_MODELS workload with
+#            gemm_bench's defaults (--grouped=auto), the kernels of each case listed, and the
+#            report
 #   holdcheck each grouped implementation alone on one expert case of each grouped precision of
 #            $MOE_MODELS' first workload, briefly: which ones run behind a held stream
 #   moemain  gemm_bench --model=M with its defaults, every case, as the README's MoE command runs
@@ -60,9 +63,9 @@
 #   stepverify the step cases (every recipe, pass and candidate) of the default model, of odd
 #            shapes and of $MOE_MODELS' first workload with --verify --emulate, at
 #            --microbatches=$MICROBATCHES (default 8)
-#   moestep  the BF16 and FP8 step GEMM cases of each $MOE_MODELS workload (default: the README's
-#            MoE table's four), at --microbatches=1 and $MICROBATCHES, each run with its BF16
-#            baseline: the per-model step speedups (moestep.txt)
+#   moestep  the BF16 and FP8 step GEMM cases (or those of $MOESTEP_FILTER) of each $MOE_MODELS
+#            workload (default: the README's MoE table's four), at --microbatches=1 and
+#            $MICROBATCHES, each run with its BF16 baseline: the per-model speedups (moestep.txt)
 #   trainer  a real trainer's step beside gemm_bench's (tools/trainer_peer.py: BF16 nn.Linear,
 #            torchao's tensorwise Float8Linear compiled and Float8BlockwiseLinear, from the wheel
 #            in .whl when carried): the default sweep, the peer, the sweep again (trainer.txt)
@@ -524,6 +527,14 @@ stage_moeverify() {
   verify_experts auto < <(moe_models)
 }
 
+# The FP8Block expert Fprop and Dgrad cases (every mode) of each $MOE_MODELS workload with --verify
+# under --grouped=auto (DeepGEMM among the candidates where the experts' rows are whole 128-row
+# tiles) and --grouped=deepgemm (which pads them so), balanced and skewed routing.
+stage_deepverify() {
+  VERIFY_FILTER=${VERIFY_FILTER:-^FP8Block/(Fprop|Dgrad)/expert_} \
+    verify_experts "auto deepgemm" < <(moe_models)
+}
+
 # Expert GEMMs timed through the loop and through the grouped kernels, alternately, twice each:
 # the run-to-run spread of each, the difference between them, and each run's report.
 stage_moetime() {
@@ -591,8 +602,8 @@ stage_moeauto() {
     name="moeauto_$(moe_tag "$model")"
     start=$SECONDS
     # shellcheck disable=SC2086 # $model is a preset and its flags
-    run "$name" "$bench" --model=$model --benchmark_filter='/expert_' --list_kernels \
-      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    run "$name" "$bench" --model=$model --benchmark_filter="${MOEAUTO_FILTER:-/expert_}" \
+      --list_kernels --benchmark_out="$out/$name.json" --benchmark_out_format=json
     echo "$name: $((SECONDS - start)) s"
     "$report" "$out/$name.json" >"$out/${name}_report.txt" 2>&1
     grep -E "Speedup|Implementations" "$out/${name}_report.txt"
@@ -717,7 +728,7 @@ stage_moestep() {
       local start=$SECONDS
       # shellcheck disable=SC2086 # a preset and its flags
       run "$name" "$bench" --model=$model --microbatches="$n" \
-        '--benchmark_filter=^(BF16/.*/native|FP8[A-Za-z]*/(Fprop|Dgrad|Wgrad)/.*/step)/' \
+        "--benchmark_filter=${MOESTEP_FILTER:-^(BF16/.*/native|FP8[A-Za-z]*/(Fprop|Dgrad|Wgrad)/.*/step)/}" \
         --benchmark_out="$out/$name.json" --benchmark_out_format=json
       "$report" "$out/$name.json" >"$out/$name.txt" 2>&1
       echo "=== $model --microbatches=$n ($((SECONDS - start)) s)" | tee -a "$out/moestep.txt"

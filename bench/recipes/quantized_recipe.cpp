@@ -1,5 +1,6 @@
 #include "bench/recipes/quantized_recipe.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "bench/gemm_choice.h"
@@ -60,7 +61,9 @@ class QuantizedGemmCase : public GemmCase {
       : GemmCase(spec.gemm),
         microbatches_(context.microbatches),
         tolerance_(recipe.tolerance(spec.gemm.pass)),
-        tensors_(spec.gemm, recipe.group_row_alignment(), context.stream) {
+        tensors_(spec.gemm,
+                 std::max(recipe.group_row_alignment(), context.grouped.group_row_alignment()),
+                 context.stream) {
     // A grouped layer quantizes each expert's slices with their own scales, as
     // TransformerEngine's GroupedLinear does: one quantizer per operand covers every expert.
     const auto quantized_operand = [&](const OperandUse& use) {

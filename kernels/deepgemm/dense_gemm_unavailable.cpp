@@ -9,9 +9,9 @@ namespace gemmscope {
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmProblem& /*problem*/,
                                                                     cudaStream_t /*stream*/) {
   throw Unsupported(
-      "built without DeepGEMM: git clone https://github.com/deepseek-ai/DeepGEMM, then reconfigure "
-      "with -DGEMMSCOPE_DEEPGEMM_DIR=<the clone> (it needs CUTLASS too); the FP8Block Fprop and "
-      "Dgrad cases of --provider=deepgemm need it");
+      "built without DeepGEMM: configure with the network (CMake fetches it) or "
+      "-DGEMMSCOPE_DEEPGEMM_DIR=<a clone of https://github.com/deepseek-ai/DeepGEMM> (it needs "
+      "CUTLASS too); the FP8Block Fprop and Dgrad cases of --provider=deepgemm need it");
 }
 
 }  // namespace gemmscope

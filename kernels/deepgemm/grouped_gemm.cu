@@ -1,0 +1,245 @@
+// make_deepgemm_grouped_gemms (kernels/deepgemm/grouped_gemm.h): DeepGEMM's sm90_fp8_gemm_1d2d_impl
+// with GemmType::MGroupedContiguous (kernels/deepgemm/detail/sm90_fp8_1d2d.cuh), as DeepGEMM's
+// own m_grouped_fp8_gemm_nt_contiguous launches it: 128-row tiles (its heuristic takes no other
+// for this layout), a table of each row's expert, one TMA descriptor over every expert's rows and
+// one over the [G * Q, K] weights, whose rows the kernel offsets by the tile's expert.
+//
+// Configurations (tile N, which operand two CTAs share), a short list from DeepGEMM's candidates
+// for this layout (tile N 16 to 192 where the 1D2D kernel unrolls, at least 3 stages) on the
+// expert shapes of Qwen3-30B-A3B and DeepSeek-V3 (N = 1536, 2048, 4096, 7168 in Fprop; 2048 and
+// 7168 in Dgrad): 128 and 192 make whole waves of tiles on some, 160 on others; sharing A keeps
+// multicast on across expert boundaries, sharing B halves the weight traffic where N is short.
+// --grouped=auto's trial keeps the fastest; docs/moe.md has which one each case kept.
+
+#include "kernels/deepgemm/grouped_gemm.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
+#include "kernels/detail/fp8_block_gemm.h"
+#include "kernels/device_buffer.h"
+#include "kernels/grouped_problems.h"
+#include "quant/base/cuda_check.h"
+#include "quant/base/unsupported.h"
+#include "quant/fp8/scale_layout.h"
+
+namespace gemmscope {
+namespace {
+
+using deepgemm::Configuration;
+using deepgemm::kBlockK;
+using deepgemm::kMaxK;
+
+constexpr const char* kName = "DeepGEMM m-grouped GEMM";
+constexpr uint32_t kBlockM = static_cast<uint32_t>(kDeepGemmGroupRowAlignment);
+
+template <uint32_t kBlockN, bool kMulticastOnA>
+using MGrouped = deepgemm::Instantiation<kBlockM, kBlockN, kMulticastOnA,
+                                         deep_gemm::GemmType::MGroupedContiguous>;
+
+const std::vector<Configuration>& configurations() {
+  static const std::vector<Configuration> all = {
+      MGrouped<128, true>::describe(),
+      MGrouped<128, false>::describe(),
+      MGrouped<192, true>::describe(),
+      MGrouped<160, true>::describe(),
+  };
+  return all;
+}
+
+CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, uint64_t inner, uint64_t outer,
+                       uint64_t row_bytes, uint32_t box_inner, uint32_t box_outer,
+                       uint32_t swizzle) {
+  return deepgemm::tensor_map(kName, type, base, inner, outer, row_bytes, box_inner, box_outer,
+                              swizzle);
+}
+
+const uint8_t* bytes(const void* pointer) {
+  return static_cast<const uint8_t*>(pointer);
+}
+
+// The groups as one m-grouped GEMM: where each whole operand starts, and each row's expert.
+struct MGroupedProblem {
+  int64_t m = 0, n = 0, k = 0, groups = 0;
+  const void* a = nullptr;         // [m, k] E4M3
+  const void* b = nullptr;         // [groups * n, k] E4M3
+  void* d = nullptr;               // [m, n] BF16
+  const float* scale_a = nullptr;  // stacked 1x128: [ceil(k/128)][m]
+  const float* scale_b = nullptr;  // group 0's 128x128 scales; the others follow
+  bool scale_b_padded = false;     // rows of round_up(k_blocks, 4) floats, k_blocks used
+  std::vector<int> row_expert;     // [m]
+};
+
+std::string group_text(const GemmProblem& group, size_t g) {
+  return "group " + std::to_string(g) + " (" + std::to_string(group.left.outer()) + "x" +
+         std::to_string(group.left.contraction()) + "x" + std::to_string(group.right.outer()) + ")";
+}
+
+// Refuses, with the reason, groups that are not one contiguous m-grouped 1D2D GEMM.
+MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
+  check_grouped_problems(groups, kName);
+  MGroupedProblem p;
+  p.groups = static_cast<int64_t>(groups.size());
+  p.n = groups.front().right.outer();
+  p.k = groups.front().left.contraction();
+  const int64_t k_blocks = ceil_div(p.k, kFp8ScaleBlock);
+  const int64_t n_blocks = ceil_div(p.n, kFp8ScaleBlock);
+  const int64_t padded_k_blocks = round_up(k_blocks, kScaleRowAlignment);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const GemmProblem& group = groups[g];
+    const detail::Fp8BlockGemm gemm = detail::check_fp8_block_gemm(group, kName);
+    if (gemm.scaling != detail::BlockScaling::k1d2d) {
+      throw Unsupported(std::string(kName) +
+                        ": runs 1x128 x 128x128 block scales (Fprop, Dgrad) only; DeepGEMM's "
+                        "Hopper kernel for 1x128 x 1x128 (Wgrad, K-grouped) writes FP32, where "
+                        "FP8Block's Wgrad writes BF16");
+    }
+    if (gemm.k != p.k) {
+      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
+                        ": the experts' K differ (a K-grouped GEMM), which it does not run");
+    }
+    if (gemm.m % kDeepGemmGroupRowAlignment != 0) {
+      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
+                        ": each expert's rows must be a multiple of " +
+                        std::to_string(kDeepGemmGroupRowAlignment) +
+                        " (its tiles' rows belong to one expert); --grouped=deepgemm pads them so");
+    }
+    const QuantizedTensor& left = group.left.tensor;
+    if (left.stacked_scale == nullptr) {
+      throw Unsupported(std::string(kName) +
+                        ": the left operand's 1x128 scales are not stacked (one [K/128][rows] "
+                        "tensor for every expert, QuantizedTensor::stacked_scale), which its one "
+                        "TMA descriptor reads");
+    }
+    if (g == 0) {
+      p.a = gemm.a;
+      p.b = gemm.b;
+      p.d = gemm.d;
+      p.scale_a = left.stacked_scale;
+      p.scale_b = gemm.scale_b;
+    }
+    // Contiguous: this group's pieces sit where the groups before it end.
+    const int64_t rows = p.m;
+    const int64_t weights = static_cast<int64_t>(g) * p.n;
+    const bool contiguous =
+        bytes(gemm.a) == bytes(p.a) + rows * p.k && bytes(gemm.d) == bytes(p.d) + rows * p.n * 2 &&
+        bytes(gemm.b) == bytes(p.b) + weights * p.k && left.stacked_scale == p.scale_a + rows &&
+        gemm.scale_b == p.scale_b + static_cast<int64_t>(g) * n_blocks * padded_k_blocks;
+    if (!contiguous) {
+      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
+                        ": the experts' rows, outputs, weights and scales must each lie one "
+                        "after another, as one m-grouped operand");
+    }
+    p.m += gemm.m;
+    p.row_expert.insert(p.row_expert.end(), static_cast<size_t>(gemm.m), static_cast<int>(g));
+  }
+  for (const GemmProblem& group : groups) {
+    if (group.left.tensor.stacked_scale_stride != p.m) {
+      throw Unsupported(std::string(kName) + ": the stacked 1x128 scales step " +
+                        std::to_string(group.left.tensor.stacked_scale_stride) +
+                        " between K blocks, not every expert's rows (" + std::to_string(p.m) + ")");
+    }
+  }
+  if (p.m > INT32_MAX || p.groups * p.n > INT32_MAX) {
+    throw Unsupported(std::string(kName) + ": " + std::to_string(p.m) + " rows of " +
+                      std::to_string(p.groups) + " experts: its problem shapes are 32-bit");
+  }
+  p.scale_b_padded = padded_k_blocks != k_blocks;
+  return p;
+}
+
+class DeepGemmGroupedGemm final : public GroupedGemm {
+ public:
+  // `row_expert`: p.row_expert in device memory, shared by every configuration.
+  DeepGemmGroupedGemm(const MGroupedProblem& p, std::shared_ptr<DeviceBuffer<int>> row_expert,
+                      const Configuration& config, std::string algorithm)
+      : launch_(config, p.k),
+        algorithm_(std::move(algorithm)),
+        row_expert_(std::move(row_expert)),
+        m_(static_cast<uint32_t>(p.m)),
+        n_(static_cast<uint32_t>(p.n)),
+        k_(static_cast<uint32_t>(p.k)) {
+    const uint64_t k_blocks = static_cast<uint64_t>(ceil_div(p.k, kFp8ScaleBlock));
+    a_ =
+        tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.a, p.k, p.m, p.k, kBlockK, config.block_m, 128);
+    b_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.b, p.k, p.groups * p.n, p.k, kBlockK,
+                    config.block_n, 128);
+    const uint32_t swizzle_d = config.swizzle_d();
+    d_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p.d, p.n, p.m, uint64_t{2} * p.n,
+                    swizzle_d == 0 ? config.block_n : swizzle_d / 2, config.block_m, swizzle_d);
+    // The stacked scales are DeepGEMM's MN-major ones: [k_blocks][m], m a multiple of 128.
+    scale_a_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p.scale_a, p.m, k_blocks, p.m * 4,
+                          config.block_m, 1, 0);
+    scale_b_ = const_cast<float*>(p.scale_b);
+    if (p.scale_b_padded) {
+      // Every expert's BLK128x128_32F rows hold round_up(k_blocks, 4) slots; DeepGEMM reads
+      // k_blocks a row, expert after expert: one 2D copy over all experts' rows.
+      k_blocks_ = static_cast<size_t>(k_blocks);
+      padded_row_ = static_cast<size_t>(round_up(k_blocks, kScaleRowAlignment));
+      scale_b_rows_ = static_cast<size_t>(p.groups * ceil_div(p.n, kFp8ScaleBlock));
+      unpadded_scale_b_ = DeviceBuffer<float>(scale_b_rows_ * k_blocks_);
+      scale_b_ = unpadded_scale_b_.get();
+      padded_scale_b_ = p.scale_b;
+    }
+  }
+
+  void run(cudaStream_t stream) const override {
+    if (padded_scale_b_ != nullptr) {
+      CUDA_CHECK(cudaMemcpy2DAsync(scale_b_, k_blocks_ * sizeof(float), padded_scale_b_,
+                                   padded_row_ * sizeof(float), k_blocks_ * sizeof(float),
+                                   scale_b_rows_, cudaMemcpyDeviceToDevice, stream));
+    }
+    launch_({scale_b_, row_expert_->get(), m_, n_, k_, a_, b_, d_, scale_a_}, stream);
+  }
+  std::string algorithm() const override { return algorithm_; }
+  size_t launches() const override { return padded_scale_b_ != nullptr ? 2 : 1; }
+
+ private:
+  deepgemm::Launch launch_;
+  std::string algorithm_;
+  std::shared_ptr<DeviceBuffer<int>> row_expert_;
+  uint32_t m_, n_, k_;
+  CUtensorMap a_{}, b_{}, d_{}, scale_a_{};
+  float* scale_b_ = nullptr;
+  const float* padded_scale_b_ = nullptr;  // set when DeepGEMM's copy is needed
+  DeviceBuffer<float> unpadded_scale_b_;
+  size_t k_blocks_ = 0, padded_row_ = 0, scale_b_rows_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
+    const std::vector<GemmProblem>& groups, cudaStream_t /*stream*/) {
+  const MGroupedProblem p = check_m_grouped(groups);
+  if (p.k > kMaxK) {
+    throw Unsupported(std::string(kName) + ": K = " + std::to_string(p.k) + " past " +
+                      std::to_string(kMaxK) +
+                      ", what its instantiations' shared memory holds weight scales for");
+  }
+  deepgemm::require_deepgemm_gpu(kName);
+  // Planned outside timing: a synchronous upload, nothing on the case's stream.
+  auto table = std::make_shared<DeviceBuffer<int>>(p.row_expert.size());
+  CUDA_CHECK(cudaMemcpy(table->get(), p.row_expert.data(), p.row_expert.size() * sizeof(int),
+                        cudaMemcpyHostToDevice));
+  std::vector<const Configuration*> ordered;
+  for (const Configuration& config : configurations())
+    ordered.push_back(&config);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
+    return deepgemm::modelled_time(*a, p.m, p.n) < deepgemm::modelled_time(*b, p.m, p.n);
+  });
+  std::vector<std::unique_ptr<GroupedGemm>> gemms;
+  for (const Configuration* config : ordered) {
+    gemms.push_back(std::make_unique<DeepGemmGroupedGemm>(
+        p, table, *config,
+        "DeepGEMM sm90 m-grouped FP8 1x128 x 128x128 block scales, " + std::to_string(p.groups) +
+            " experts (" + deepgemm::describe(*config) + ")"));
+  }
+  return gemms;
+}
+
+}  // namespace gemmscope

@@ -1,0 +1,118 @@
+// What DeepGEMM's m-grouped FP8Block GEMM (kernels/deepgemm/grouped_gemm.h) refuses, and why;
+// these need DeepGEMM built, not a GPU. Its products are checked against the reference, expert by
+// expert, every configuration, in every mode and on ragged rows, by the grouped pass test
+// (tests/bench/grouped_pass_test.cpp), which runs every grouped provider through gemm_bench's
+// recipes and quantizers, the stacked 1x128 scales included.
+
+#include "kernels/deepgemm/grouped_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quant/base/unsupported.h"
+#include "tests/kernels/cutlass_test_support.h"
+#include "tests/kernels/fp8_block_gemm_test_support.h"
+
+#ifndef GEMMSCOPE_WITH_DEEPGEMM
+#error "tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM (0 or 1)"
+#endif
+
+namespace gemmscope {
+namespace {
+
+using testing::contains;
+using testing::fake;
+
+constexpr int64_t kK = 512, kN = 256;
+
+// Experts of `rows` laid out as one m-grouped operand (never dereferenced): rows, outputs,
+// weights and both scales one after another, the left scales stacked.
+std::vector<GemmProblem> contiguous_groups(const std::vector<int64_t>& rows, ScaleLayout right) {
+  int64_t total = 0;
+  for (const int64_t r : rows)
+    total += r;
+  std::vector<GemmProblem> groups;
+  int64_t first = 0;
+  for (size_t g = 0; g < rows.size(); ++g) {
+    GemmProblem p = testing::fake_problem({rows[g], kK, kN}, right);
+    p.left.tensor.data = fake<uint8_t>(0x100000) + first * kK;
+    p.right.tensor.data = fake<uint8_t>(0x200000) + static_cast<int64_t>(g) * kN * kK;
+    p.output = fake<__nv_bfloat16>(0x300000) + first * kN;
+    p.left.tensor.scale = fake<float>(0x400000) + first * (kK / 128);
+    p.left.tensor.stacked_scale = fake<float>(0x500000) + first;
+    p.left.tensor.stacked_scale_stride = total;
+    p.right.tensor.scale = fake<float>(0x600000) + static_cast<int64_t>(g) * (kN / 128) * 4;
+    groups.push_back(p);
+    first += rows[g];
+  }
+  return groups;
+}
+
+std::string refusal(const std::vector<GemmProblem>& groups) {
+  return testing::thrown_message<Unsupported>(
+      [&] { make_deepgemm_grouped_gemms(groups, nullptr); });
+}
+
+#define GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD()                             \
+  do {                                                                 \
+    if (!GEMMSCOPE_WITH_DEEPGEMM)                                      \
+      GTEST_SKIP() << "built without DeepGEMM (cmake/deepgemm.cmake)"; \
+  } while (0)
+
+TEST(DeepGemmGroupedGemm, RefusesExpertsWhoseRowsAreNotWholeTiles) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  const std::string message = refusal(contiguous_groups({256, 48}, ScaleLayout::kBlock128x128));
+  EXPECT_TRUE(contains(message, "DeepGEMM m-grouped GEMM: group 1 (48x512x256)")) << message;
+  EXPECT_TRUE(contains(message, "a multiple of 128")) << message;
+  EXPECT_TRUE(contains(message, "--grouped=deepgemm pads them so")) << message;
+}
+
+TEST(DeepGemmGroupedGemm, RefusesScalesThatAreNotStacked) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  std::vector<GemmProblem> groups = contiguous_groups({128, 256}, ScaleLayout::kBlock128x128);
+  for (GemmProblem& g : groups)
+    g.left.tensor.stacked_scale = nullptr;
+  const std::string unstacked = refusal(groups);
+  EXPECT_TRUE(contains(unstacked, "scales are not stacked")) << unstacked;
+  groups = contiguous_groups({128, 256}, ScaleLayout::kBlock128x128);
+  for (GemmProblem& g : groups)
+    g.left.tensor.stacked_scale_stride = 1024;
+  const std::string stride = refusal(groups);
+  EXPECT_TRUE(contains(stride, "step 1024 between K blocks, not every expert's rows (384)"))
+      << stride;
+}
+
+TEST(DeepGemmGroupedGemm, RefusesExpertsThatAreNotContiguous) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  std::vector<GemmProblem> groups = contiguous_groups({128, 256}, ScaleLayout::kBlock128x128);
+  groups[1].right.tensor.data = fake<uint8_t>(0x280000);  // a weight elsewhere
+  const std::string message = refusal(groups);
+  EXPECT_TRUE(contains(message, "must each lie one after another")) << message;
+}
+
+TEST(DeepGemmGroupedGemm, RefusesWgradAndWhatIsNotFp8Block) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  const std::string wgrad = refusal(contiguous_groups({128, 256}, ScaleLayout::kVec128));
+  EXPECT_TRUE(contains(wgrad, "(Fprop, Dgrad) only")) << wgrad;
+  EXPECT_TRUE(contains(wgrad, "writes FP32")) << wgrad;
+  std::vector<GemmProblem> tensorwise = contiguous_groups({128}, ScaleLayout::kBlock128x128);
+  tensorwise[0].left.tensor.scale_layout = tensorwise[0].right.tensor.scale_layout =
+      ScaleLayout::kTensor;
+  const std::string message = refusal(tensorwise);
+  EXPECT_TRUE(contains(message, "DeepGEMM m-grouped GEMM: takes FP8Block's scales only"))
+      << message;
+}
+
+TEST(DeepGemmGroupedGemm, WithoutDeepGemmSaysHowToGetIt) {
+  if (GEMMSCOPE_WITH_DEEPGEMM)
+    GTEST_SKIP() << "this build has DeepGEMM";
+  const std::string message = refusal(contiguous_groups({128}, ScaleLayout::kBlock128x128));
+  EXPECT_TRUE(contains(message, "built without DeepGEMM")) << message;
+  EXPECT_TRUE(contains(message, "-DGEMMSCOPE_DEEPGEMM_DIR=")) << message;
+}
+
+}  // namespace
+}  // namespace gemmscope
