@@ -44,10 +44,10 @@ using MGrouped = deepgemm::Instantiation<kBlockM, kBlockN, kMulticastOnA,
 
 const std::vector<Configuration>& configurations() {
   static const std::vector<Configuration> all = {
-      MGrouped<128, true>::describe(),
       MGrouped<128, false>::describe(),
       MGrouped<192, true>::describe(),
       MGrouped<160, true>::describe(),
+      MGrouped<160, false>::describe(),
   };
   return all;
 }

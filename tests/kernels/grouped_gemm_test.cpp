@@ -263,7 +263,12 @@ TEST(GemmProvider, CandidateListsInTheOrderAutoTriesThem) {
   std::vector<std::string> grouped;
   for (const GemmProvider& provider : grouped_providers())
     grouped.push_back(provider.name);
-  EXPECT_EQ(grouped, (std::vector<std::string>{"loop", "cublas", "cutlass"}));
+  EXPECT_EQ(grouped, (std::vector<std::string>{"loop", "cublas", "cutlass", "deepgemm"}));
+  for (const GemmProvider& provider : grouped_providers()) {
+    EXPECT_EQ(provider.group_row_alignment,
+              provider.name == std::string("deepgemm") ? kDeepGemmGroupRowAlignment : 1)
+        << provider.name;
+  }
   std::vector<std::string> dense;
   for (const GemmProvider& provider : dense_providers())
     dense.push_back(provider.name);
