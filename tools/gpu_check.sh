@@ -49,6 +49,9 @@
 #   grouped  the GPU tests of grouped quantization, the CUTLASS GEMMs and the grouped passes
 #   moequant the quantization cases of expert operands (every expert of a rank in one case) of
 #            each $MOE_MODELS workload: GB/s, share of copy bandwidth, kernels a quantization
+#   peer_deepgemm DeepGEMM's own m-grouped FP8 kernel (its JIT release, carried) and gemm_bench on
+#            the FP8Block prequant expert Fprop and Dgrad cases of $MOE_MODELS, each pair compared
+#            (tools/gpu_check_deepgemm_peer.sh says what it needs)
 #   moeauto  the expert GEMM cases (or those of $MOEAUTO_FILTER) of each $MOE_MODELS workload with
 #            gemm_bench's defaults (--grouped=auto), the kernels of each case listed, and the
 #            report
@@ -312,6 +315,11 @@ stage_peer() {
 # gemm_bench; the first gemm_bench JSON gives the peer gemm_bench's rows per expert
 # (--context_from), and each pair is compared, one with gemm_bench first and one with torch first.
 # About 30 s a process, so 6 minutes for the three default workloads.
+# stage_peer_deepgemm: DeepGEMM's own m-grouped kernel on the FP8Block expert cases, in a file of
+# its own (it says what it needs carried).
+# shellcheck source=tools/gpu_check_deepgemm_peer.sh
+source tools/gpu_check_deepgemm_peer.sh
+
 stage_peer_moe() {
   local python=python3
   [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
@@ -723,7 +731,8 @@ stage_moestep() {
   : >"$out/moestep.txt"
   for model in "${models[@]}"; do
     tag=$(moe_tag "$model")
-    for n in 1 "${MICROBATCHES:-8}"; do
+    # shellcheck disable=SC2086 # MOESTEP_MICROBATCHES: a space-separated list
+    for n in ${MOESTEP_MICROBATCHES:-1 ${MICROBATCHES:-8}}; do
       name="moestep_${tag}_mb$n"
       local start=$SECONDS
       # shellcheck disable=SC2086 # a preset and its flags

@@ -16,7 +16,8 @@ def counters(case, samples_us, run):
     values = {
         "TFLOPS": case.flops / (mean * 1e-6) / 1e12,
         "M": case.m, "K": case.k, "N": case.n,
-        **({"G": case.groups, "padded_rows": 0} if case.grouped else {}),  # as gemm_bench's
+        # As gemm_bench's; padded_rows: the rows the peer's kernel pads the experts with.
+        **({"G": case.groups, "padded_rows": case.padded_rows} if case.grouped else {}),
         "samples": len(samples_us),
         "noise_pct": noise * 100,
         "settled": 1 if run.settled else 0,
@@ -31,9 +32,10 @@ def counters(case, samples_us, run):
     return values
 
 
-def label(samples_us, run, settings):
-    """gemm_bench's notes on a measurement, in its label's words: clock slowdowns seen while
-    sampling, settling given up, the noise target missed at --max_time."""
+def label(samples_us, run, settings, algorithm=""):
+    """gemm_bench's label: what ran (`algorithm`, where the peer names its kernel), then its
+    notes on the measurement, in its words: clock slowdowns seen while sampling, settling given
+    up, the noise target missed at --max_time."""
     notes = []
     slowdowns = clock_event_text(run.clocks.event_reasons) if run.clocks is not None else ""
     if slowdowns:
@@ -47,7 +49,7 @@ def label(samples_us, run, settings):
         noise_text = f"{noise:.2f}" if math.isfinite(noise) else "n/a"
         notes.append(f"noise {noise_text}% > {settings.max_noise_pct:.2f}% after "
                      f"{run.sampling_s:.1f} s")
-    return " ".join(f"[{note}]" for note in notes)
+    return " ".join(([algorithm] if algorithm else []) + [f"[{note}]" for note in notes])
 
 
 # The keys of a Google Benchmark entry that are not counters.
@@ -64,13 +66,13 @@ def run_entry(case, family_index, repetitions, repetition_index):
 
 
 def iteration_entry(case, family_index, repetitions, repetition_index, samples_us, run,
-                    settings):
+                    settings, algorithm=""):
     mean = mean_and_noise(samples_us)[0]
     entry = run_entry(case, family_index, repetitions, repetition_index)
     # One "iteration" whose time is the samples' mean, as gemm_bench's manual time is per
     # iteration.
     entry.update({"iterations": 1, "real_time": mean, "cpu_time": mean, "time_unit": "us"})
-    note = label(samples_us, run, settings)
+    note = label(samples_us, run, settings, algorithm)
     if note:
         entry["label"] = note
     entry.update(counters(case, samples_us, run))

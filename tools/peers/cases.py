@@ -1,6 +1,7 @@
-"""gemm_bench's case names as a peer reads them: which cases it takes (one regex and the modes
-it can reproduce), the rows per expert a grouped case needs (given, or from a gemm_bench JSON's
-context) and the groups gemm_bench times the cases in."""
+"""gemm_bench's case names as a peer reads them: one regex for every GEMM name, which cases the
+torch peer takes (the modes it can reproduce), the selection both peers make (a filter, each case
+once, what is left out and why), the rows per expert a grouped case needs (given, or from a
+gemm_bench JSON's context) and the groups gemm_bench times the cases in."""
 
 import dataclasses
 import json
@@ -8,10 +9,11 @@ import re
 import sys
 from dataclasses import dataclass
 
-CASE_RE = re.compile(
-    r"^(?P<precision>BF16|FP8Current|FP8Block)/(?P<pass_>Fprop|Dgrad|Wgrad)/(?P<op>[^/]+)"
-    r"/(?P<mode>[^/]+)(?:/G:(?P<groups>\d+))?/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)"
-    r"(?:/manual_time)?$")
+# Any gemm_bench GEMM name, grouped (G:) or dense, of any precision: which ones a peer takes is
+# its own choice (parse_case for the torch peer, deepgemm_grouped.py's classify).
+GEMM_RE = re.compile(
+    r"^(?P<precision>[^/]+)/(?P<pass_>Fprop|Dgrad|Wgrad)/(?P<op>[^/]+)/(?P<mode>[^/]+)"
+    r"(?:/G:(?P<groups>\d+))?/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)(?:/manual_time)?$")
 # BF16 is registered once as `native`; the FP8 recipes' `prequant` mode times the GEMM alone,
 # which is what a peer can reproduce (their `autocast` quantization kernels are gemmscope's own).
 PEER_MODES = {"BF16": "native", "FP8Current": "prequant", "FP8Block": "prequant"}
@@ -29,6 +31,9 @@ class Case:
     n: int
     groups: int = 0  # G of a grouped (expert) case; 0 for a dense case
     group_rows: tuple = ()  # a grouped case's rows per expert (attach_group_rows)
+    # Rows a peer adds to the routed rows to pad each expert as its kernel needs (timed, not
+    # counted in TFLOPS; counter padded_rows): 0 for torch, each expert to 128 for DeepGEMM.
+    padded_rows: int = 0
 
     @property
     def grouped(self):
@@ -63,17 +68,22 @@ class Case:
         return self.k if self.gemm_pass == "Wgrad" else self.m
 
 
+def reported_name(line):
+    """A GEMM case's name as gemm_bench reports it, ending in /manual_time."""
+    name = line.strip()
+    return name if name.endswith("/manual_time") else name + "/manual_time"
+
+
 def parse_case(line):
-    """A Case for a gemm_bench name the peer can time, else None."""
-    match = CASE_RE.match(line.strip())
-    if match is None or PEER_MODES[match["precision"]] != match["mode"]:
+    """A Case for a gemm_bench name the torch peer can time, else None."""
+    match = GEMM_RE.match(line.strip())
+    if match is None or PEER_MODES.get(match["precision"]) != match["mode"]:
         return None
     groups = int(match["groups"]) if match["groups"] else 0
     if groups and match["precision"] not in GROUPED_PRECISIONS:
         return None
-    name = match[0] if match[0].endswith("/manual_time") else match[0] + "/manual_time"
-    return Case(name, match["precision"], match["pass_"], int(match["m"]), int(match["k"]),
-                int(match["n"]), groups)
+    return Case(reported_name(line), match["precision"], match["pass_"], int(match["m"]),
+                int(match["k"]), int(match["n"]), groups)
 
 
 def left_out_grouped_fp8(lines, filter_regex=None):
@@ -81,24 +91,39 @@ def left_out_grouped_fp8(lines, filter_regex=None):
     cannot time with their recipe (torch_gemm.py's docstring says why)."""
     pattern = re.compile(filter_regex) if filter_regex else None
     return sum(1 for line in lines
-               if (match := CASE_RE.match(line.strip())) and match["groups"]
+               if (match := GEMM_RE.match(line.strip())) and match["groups"]
+               and match["precision"] in PEER_MODES
                and match["precision"] not in GROUPED_PRECISIONS
                and PEER_MODES[match["precision"]] == match["mode"]
                and not (pattern and not pattern.search(match[0])))
 
 
-def select_cases(lines, filter_regex=None):
-    """The peer's cases among `lines`, in order, once each, matching `filter_regex` (searched in
-    the reported name, as --benchmark_filter does)."""
+def select_classified(lines, classify, filter_regex=None):
+    """A peer's cases among `lines`, in order, once each, matching `filter_regex` (searched in
+    the reported name, as --benchmark_filter does); and how many matching names it leaves out,
+    by reason (in the order first met). classify(name) -> (Case, None) for a name the peer
+    times, (None, reason) for one it leaves out and says why, (None, None) for the others."""
     pattern = re.compile(filter_regex) if filter_regex else None
-    cases, seen = [], set()
+    cases, seen, left_out = [], set(), {}
     for line in lines:
-        case = parse_case(line)
-        if case is None or case.name in seen or (pattern and not pattern.search(case.name)):
+        name = line.strip()
+        if GEMM_RE.match(name):
+            name = reported_name(name)
+        if pattern and not pattern.search(name):
+            continue
+        case, reason = classify(name)
+        if reason:
+            left_out[reason] = left_out.get(reason, 0) + 1
+        if case is None or case.name in seen:
             continue
         seen.add(case.name)
         cases.append(case)
-    return cases
+    return cases, left_out
+
+
+def select_cases(lines, filter_regex=None):
+    """The torch peer's cases among `lines` (select_classified with parse_case)."""
+    return select_classified(lines, lambda name: (parse_case(name), None), filter_regex)[0]
 
 
 def parse_expert_rows(text):
@@ -147,25 +172,26 @@ def context_mismatches(context, bench_flags):
     return mismatches
 
 
-def expert_rows_from_context(path, bench_flags):
+def expert_rows_from_context(path, bench_flags, prog="torch_peer"):
     """The rows per expert a gemm_bench JSON records in its context; SystemExit with the reason
-    where it records none or was run with other workload flags than `bench_flags`."""
+    (after "`prog`: ") where it records none or was run with other workload flags than
+    `bench_flags`."""
     try:
         with open(path) as f:
             context = json.load(f).get("context", {})
     except (OSError, ValueError) as error:
-        sys.exit(f"torch_peer: --context_from={path}: {error}")
+        sys.exit(f"{prog}: --context_from={path}: {error}")
     if not context.get("expert_rows"):
-        sys.exit(f"torch_peer: --context_from={path}: its context has no expert_rows "
+        sys.exit(f"{prog}: --context_from={path}: its context has no expert_rows "
                  "(a gemm_bench JSON of a mixture-of-experts model is needed)")
     mismatches = context_mismatches(context, bench_flags)
     if mismatches:
-        sys.exit(f"torch_peer: --context_from={path} is another workload: "
+        sys.exit(f"{prog}: --context_from={path} is another workload: "
                  + "; ".join(mismatches))
     try:
         return parse_expert_rows(context["expert_rows"])
     except ValueError as error:
-        sys.exit(f"torch_peer: --context_from={path}: {error}")
+        sys.exit(f"{prog}: --context_from={path}: {error}")
 
 
 def attach_group_rows(cases, expert_rows):
@@ -211,3 +237,9 @@ def group_cases(cases):
     for family_index, case in enumerate(cases):
         groups.setdefault(case.group_key, []).append((family_index, case))
     return list(groups.values())
+
+
+def group_heading(number, members):
+    """--dry-run's line for group `number` (1 up) of group_cases."""
+    return (f"group {number}: {members[0][1].group_key}, {len(members)} case(s), prepared "
+            "together and timed round-robin (split if they do not fit in GPU memory)")

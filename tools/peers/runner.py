@@ -1,6 +1,8 @@
 """A peer's run on the GPU, as gemm_bench runs its own: the warm-up, then each group of cases
 prepared together (split where GPU memory runs out) and timed by timing.py's rules, the JSON
-rewritten after every group. torch is imported here, when the run starts."""
+rewritten after every group. torch is imported here, when the run starts. Which library makes
+and runs each case's GEMM is a Peer: torch's (TORCH, torch_gemm.py) unless the command gives
+another (deepgemm_grouped.py's)."""
 
 import collections
 import datetime
@@ -9,6 +11,7 @@ import os
 import socket
 import statistics
 import sys
+from dataclasses import dataclass
 
 from .benchmark_json import (TABLE_HEADER, cpu_mhz, error_entry, iteration_entry, report_entries,
                              table_row, write_json)
@@ -20,21 +23,43 @@ from .timing import (BLIND_SETTLE_S, SETTLE_CLOCK_BAND_PCT, SETTLE_POWER_TOLERAN
 from .torch_gemm import build_gemm, plan_for
 
 
+@dataclass(frozen=True)
+class Peer:
+    """The library a run times. build(torch, case) makes the case's operands and returns its GEMM
+    as a closure, checked once (ValueError, RuntimeError or TypeError, with the reason, where the
+    library cannot take the case; torch.cuda.OutOfMemoryError where it does not fit); a closure
+    with a `label` attribute names what it runs, at the head of the case's label, as gemm_bench's
+    label names its algorithm. start(torch, cases), where given, runs once before the warm-up
+    and returns the context's keys about the library (SystemExit where it cannot run at all)."""
+    name: str  # the context's peer; messages start with "{name}_peer:"
+    executable: str  # the context's executable
+    build: object
+    start: object = None
+
+
+def torch_context(torch, cases):
+    return {"blas_library": str(torch.backends.cuda.preferred_blas_library())}
+
+
+TORCH = Peer("torch", "torch_peer.py", lambda torch, case: build_gemm(torch, case, plan_for(case)),
+             torch_context)
+
+
 def first_line(error):
     text = str(error).strip()
     return text.splitlines()[0] if text else repr(error)
 
 
-def prepare_group(torch, members):
+def prepare_group(torch, members, peer=TORCH):
     """Builds the GEMMs of a group's members, in order: (prepared [(family_index, case, gemm)],
     failed [(family_index, case, message)], rest). When memory runs out after the first member,
     the group is what fits and `rest` are left for further groups, as gemm_bench does; a member
-    that fails otherwise (unsupported by torch on this GPU: RuntimeError or ValueError; out of
-    memory alone) is reported failed and the group goes on without it."""
+    that fails otherwise (unsupported by the library on this GPU: RuntimeError or ValueError; out
+    of memory alone) is reported failed and the group goes on without it."""
     prepared, failed = [], []
     for position, (family_index, case) in enumerate(members):
         try:
-            prepared.append((family_index, case, build_gemm(torch, case, plan_for(case))))
+            prepared.append((family_index, case, peer.build(torch, case)))
         except torch.cuda.OutOfMemoryError as error:
             if prepared:
                 return prepared, failed, members[position:]
@@ -65,9 +90,10 @@ def time_group(torch, prepared, flush_buffer, monitor, settings, args):
                     for r in range(repetition, args.repetitions))
                 print(table_row(entries[family_index][-1]), flush=True)
             break
-        for (family_index, case, _), samples_us in zip(prepared, run.samples_us):
+        for (family_index, case, gemm), samples_us in zip(prepared, run.samples_us):
             entries[family_index].append(iteration_entry(
-                case, family_index, args.repetitions, repetition, samples_us, run, settings))
+                case, family_index, args.repetitions, repetition, samples_us, run, settings,
+                getattr(gemm, "label", "")))
             print(table_row(entries[family_index][-1]), flush=True)
     return entries
 
@@ -95,10 +121,10 @@ def kernel_list_text(torch, gemm, calls=5):
     return ", ".join(parts) if parts else "none recorded"
 
 
-def measure_group(torch, members, flush_buffer, monitor, settings, args):
+def measure_group(torch, members, flush_buffer, monitor, settings, args, peer=TORCH):
     """Prepares as many of `members` as fit and times them as one group: (entries by family
     index, the members left for a further group). The group's tensors die with this frame."""
-    prepared, failed, rest = prepare_group(torch, members)
+    prepared, failed, rest = prepare_group(torch, members, peer)
     if args.list_kernels:
         for _, case, gemm in prepared:
             print(f"kernels of {case.name}: {kernel_list_text(torch, gemm)}", file=sys.stderr,
@@ -113,15 +139,19 @@ def measure_group(torch, members, flush_buffer, monitor, settings, args):
     return entries, rest
 
 
-def run(cases, args):
+def run(cases, args, peer=TORCH):
     import torch  # here, so that --dry-run and the pure-Python parts need no torch
 
+    prog = f"{peer.name}_peer"
     if not torch.cuda.is_available():
-        sys.exit("torch_peer: no CUDA device visible to torch")
+        sys.exit(f"{prog}: no CUDA device visible to torch")
     properties = torch.cuda.get_device_properties(0)
+    # Before the warm-up: whatever the library does first (DeepGEMM compiles its kernels) must
+    # not leave the GPU idle between the warm-up and the first group.
+    peer_context = peer.start(torch, cases) if peer.start is not None else {}
     monitor, nvml_status = open_nvml_monitor(torch)
     if monitor is None:
-        print(f"torch_peer: {nvml_status}: settling for a fixed {BLIND_SETTLE_S:g} s, "
+        print(f"{prog}: {nvml_status}: settling for a fixed {BLIND_SETTLE_S:g} s, "
               "no clock counters", file=sys.stderr)
     settings = Settings(args.max_settle, args.max_noise, args.min_samples, args.min_time,
                         args.min_time_capped, args.max_time)
@@ -129,12 +159,12 @@ def run(cases, args):
     warmup_s, warmup_temperature, warmup_settled = warm_up_gpu(torch, monitor, args.gpu_warmup,
                                                                args.max_warmup)
     torch.cuda.empty_cache()
-    print(f"torch_peer: warmed the GPU up for {warmup_s:.1f} s "
+    print(f"{prog}: warmed the GPU up for {warmup_s:.1f} s "
           f"({warmup_context(warmup_temperature, warmup_settled)})", file=sys.stderr, flush=True)
     context = {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),
-        "executable": "torch_peer.py",
+        "executable": peer.executable,
         "num_cpus": os.cpu_count(),
         "mhz_per_cpu": cpu_mhz(),
         "cpu_scaling_enabled": False,
@@ -145,8 +175,8 @@ def run(cases, args):
         "compute_capability": "{}.{}".format(*torch.cuda.get_device_capability(0)),
         "torch_version": torch.__version__,
         "cuda_version": str(torch.version.cuda),
-        "blas_library": str(torch.backends.cuda.preferred_blas_library()),
-        "peer": "torch",
+        **peer_context,
+        "peer": peer.name,
         "nvml": nvml_status,
         "power_source": monitor.power_source if monitor is not None else "none",
         "l2_flush_bytes": str(flush_buffer.numel()),
@@ -169,7 +199,7 @@ def run(cases, args):
     for members in group_cases(cases):
         while members:
             entries, members = measure_group(torch, members, flush_buffer, monitor, settings,
-                                             args)
+                                             args, peer)
             # The group's tensors died with measure_group's frame; give their memory back for
             # the next group.
             torch.cuda.empty_cache()
@@ -177,4 +207,4 @@ def run(cases, args):
             write_json(args.out, context, report_entries(cases, results))
     if monitor is not None:
         monitor.close()
-    print(f"torch_peer: wrote {args.out}")
+    print(f"{prog}: wrote {args.out}")

@@ -54,7 +54,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from .cases import group_cases, rows_text
+from .cases import group_cases, group_heading, rows_text
 
 # FP8 formats: torch dtype name and largest finite value. Scales map amax onto that value.
 FP8 = {"e4m3": ("float8_e4m3fn", 448.0), "e5m2": ("float8_e5m2", 57344.0)}
@@ -401,8 +401,7 @@ def build_gemm(torch, case, plan, device="cuda"):
 def dry_run(cases, args):
     groups = group_cases(cases)
     for number, members in enumerate(groups, 1):
-        print(f"group {number}: {members[0][1].group_key}, {len(members)} case(s), prepared "
-              "together and timed round-robin (split if they do not fit in GPU memory)")
+        print(group_heading(number, members))
         for _, case in members:
             plan = plan_for(case)
             print(f"  {case.name}")
