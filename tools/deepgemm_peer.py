@@ -11,6 +11,7 @@ Usage: deepgemm_peer.py [--gemm_bench=PATH | --cases=FILE] [--filter=REGEX] [--o
                         (--context_from=FILE | --expert_rows=LIST)
                         [--repetitions=R] [--launch=auto|direct|graph] [timing options]
                         [--list_kernels] [--dry-run] [-- GEMM_BENCH_FLAGS...]
+       deepgemm_peer.py --compare DEEPGEMM_JSON GEMM_BENCH_JSON   (the per-case table)
 
 --dry-run prints the groups, each case's rows per expert, padding, operands and call, without
 importing torch or deep_gemm. tools/gpu_check_deepgemm_peer.sh (stage_peer_deepgemm) runs it

@@ -18,6 +18,7 @@
 
 #include "kernels/cublas/grouped_gemm.h"
 #include "kernels/cublaslt/loop_grouped_gemm.h"
+#include "kernels/deepgemm/grouped_gemm.h"
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
 #include "kernels/random_fill.h"
