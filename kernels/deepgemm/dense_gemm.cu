@@ -41,7 +41,6 @@ namespace {
 
 using deepgemm::Configuration;
 using deepgemm::Instantiation;
-using deepgemm::kBlockK;
 using deepgemm::kMaxK;
 
 constexpr const char* kName = "DeepGEMM dense GEMM";
@@ -59,13 +58,6 @@ const std::vector<Configuration>& configurations() {
   return all;
 }
 
-CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, uint64_t inner, uint64_t outer,
-                       uint64_t row_bytes, uint32_t box_inner, uint32_t box_outer,
-                       uint32_t swizzle) {
-  return deepgemm::tensor_map(kName, type, base, inner, outer, row_bytes, box_inner, box_outer,
-                              swizzle);
-}
-
 class DeepGemmDenseGemm final : public GroupedGemm {
  public:
   DeepGemmDenseGemm(const detail::Fp8BlockGemm& p, const Configuration& config,
@@ -74,51 +66,26 @@ class DeepGemmDenseGemm final : public GroupedGemm {
         algorithm_(std::move(algorithm)),
         m_(static_cast<uint32_t>(p.m)),
         n_(static_cast<uint32_t>(p.n)),
-        k_(static_cast<uint32_t>(p.k)) {
-    const uint64_t padded_m = static_cast<uint64_t>(round_up(p.m, kScaleRowAlignment));
-    const uint32_t k_blocks = static_cast<uint32_t>(ceil_div(p.k, kFp8ScaleBlock));
-    a_ =
-        tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.a, p.k, p.m, p.k, kBlockK, config.block_m, 128);
-    b_ =
-        tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.b, p.k, p.n, p.k, kBlockK, config.block_n, 128);
-    const uint32_t swizzle_d = config.swizzle_d();
-    d_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p.d, p.n, p.m, uint64_t{2} * p.n,
-                    swizzle_d == 0 ? config.block_n : swizzle_d / 2, config.block_m, swizzle_d);
-    // Our VEC128_32F scales are DeepGEMM's MN-major, TMA-aligned ones: [k_blocks][padded m].
-    scale_a_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p.scale_a, padded_m, k_blocks,
-                          padded_m * 4, config.block_m, 1, 0);
-    // Our BLK128x128_32F rows hold round_up(k_blocks, 4) slots; DeepGEMM reads k_blocks a row.
-    scale_b_ = const_cast<float*>(p.scale_b);
-    scale_b_row_ = static_cast<size_t>(round_up(k_blocks, kScaleRowAlignment));
-    k_blocks_ = k_blocks;
-    n_blocks_ = static_cast<size_t>(ceil_div(p.n, kFp8ScaleBlock));
-    if (scale_b_row_ != k_blocks) {
-      unpadded_scale_b_ = DeviceBuffer<float>(n_blocks_ * k_blocks);
-      scale_b_ = unpadded_scale_b_.get();
-      padded_scale_b_ = p.scale_b;
-    }
-  }
+        k_(static_cast<uint32_t>(p.k)),
+        // Our VEC128_32F scales are DeepGEMM's MN-major, TMA-aligned ones: [k_blocks][padded m].
+        maps_(deepgemm::operand_maps(kName, config, p.a, p.m, p.b, p.n, p.d, p.n, p.k, p.scale_a,
+                                     round_up(p.m, kScaleRowAlignment))),
+        scale_b_(p.scale_b, ceil_div(p.n, kFp8ScaleBlock), p.k) {}
 
   void run(cudaStream_t stream) const override {
-    if (padded_scale_b_ != nullptr) {
-      CUDA_CHECK(cudaMemcpy2DAsync(scale_b_, k_blocks_ * sizeof(float), padded_scale_b_,
-                                   scale_b_row_ * sizeof(float), k_blocks_ * sizeof(float),
-                                   n_blocks_, cudaMemcpyDeviceToDevice, stream));
-    }
-    launch_({scale_b_, nullptr, m_, n_, k_, a_, b_, d_, scale_a_}, stream);
+    scale_b_.copy(stream);
+    launch_({scale_b_.read(), nullptr, m_, n_, k_, maps_.a, maps_.b, maps_.d, maps_.scale_a},
+            stream);
   }
   std::string algorithm() const override { return algorithm_; }
-  size_t launches() const override { return padded_scale_b_ != nullptr ? 2 : 1; }
+  size_t launches() const override { return scale_b_.copied() ? 2 : 1; }
 
  private:
   deepgemm::Launch launch_;
   std::string algorithm_;
   uint32_t m_, n_, k_;
-  CUtensorMap a_{}, b_{}, d_{}, scale_a_{};
-  float* scale_b_ = nullptr;
-  const float* padded_scale_b_ = nullptr;  // set when DeepGEMM's copy is needed
-  DeviceBuffer<float> unpadded_scale_b_;
-  size_t scale_b_row_ = 0, k_blocks_ = 0, n_blocks_ = 0;
+  deepgemm::OperandMaps maps_;
+  deepgemm::WeightScales scale_b_;
 };
 
 }  // namespace

@@ -32,7 +32,6 @@ namespace gemmscope {
 namespace {
 
 using deepgemm::Configuration;
-using deepgemm::kBlockK;
 using deepgemm::kMaxK;
 
 constexpr const char* kName = "DeepGEMM m-grouped GEMM";
@@ -50,13 +49,6 @@ const std::vector<Configuration>& configurations() {
       MGrouped<160, false>::describe(),
   };
   return all;
-}
-
-CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, uint64_t inner, uint64_t outer,
-                       uint64_t row_bytes, uint32_t box_inner, uint32_t box_outer,
-                       uint32_t swizzle) {
-  return deepgemm::tensor_map(kName, type, base, inner, outer, row_bytes, box_inner, box_outer,
-                              swizzle);
 }
 
 const uint8_t* bytes(const void* pointer) {
@@ -149,7 +141,6 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
     throw Unsupported(std::string(kName) + ": " + std::to_string(p.m) + " rows of " +
                       std::to_string(p.groups) + " experts: its problem shapes are 32-bit");
   }
-  p.scale_b_padded = padded_k_blocks != k_blocks;
   return p;
 }
 
@@ -163,52 +154,29 @@ class DeepGemmGroupedGemm final : public GroupedGemm {
         row_expert_(std::move(row_expert)),
         m_(static_cast<uint32_t>(p.m)),
         n_(static_cast<uint32_t>(p.n)),
-        k_(static_cast<uint32_t>(p.k)) {
-    const uint64_t k_blocks = static_cast<uint64_t>(ceil_div(p.k, kFp8ScaleBlock));
-    a_ =
-        tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.a, p.k, p.m, p.k, kBlockK, config.block_m, 128);
-    b_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, p.b, p.k, p.groups * p.n, p.k, kBlockK,
-                    config.block_n, 128);
-    const uint32_t swizzle_d = config.swizzle_d();
-    d_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p.d, p.n, p.m, uint64_t{2} * p.n,
-                    swizzle_d == 0 ? config.block_n : swizzle_d / 2, config.block_m, swizzle_d);
-    // The stacked scales are DeepGEMM's MN-major ones: [k_blocks][m], m a multiple of 128.
-    scale_a_ = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p.scale_a, p.m, k_blocks, p.m * 4,
-                          config.block_m, 1, 0);
-    scale_b_ = const_cast<float*>(p.scale_b);
-    if (p.scale_b_padded) {
-      // Every expert's BLK128x128_32F rows hold round_up(k_blocks, 4) slots; DeepGEMM reads
-      // k_blocks a row, expert after expert: one 2D copy over all experts' rows.
-      k_blocks_ = static_cast<size_t>(k_blocks);
-      padded_row_ = static_cast<size_t>(round_up(k_blocks, kScaleRowAlignment));
-      scale_b_rows_ = static_cast<size_t>(p.groups * ceil_div(p.n, kFp8ScaleBlock));
-      unpadded_scale_b_ = DeviceBuffer<float>(scale_b_rows_ * k_blocks_);
-      scale_b_ = unpadded_scale_b_.get();
-      padded_scale_b_ = p.scale_b;
-    }
-  }
+        k_(static_cast<uint32_t>(p.k)),
+        // The stacked scales are DeepGEMM's MN-major ones: [k_blocks][m], m a multiple of 128.
+        maps_(deepgemm::operand_maps(kName, config, p.a, p.m, p.b, p.groups * p.n, p.d, p.n, p.k,
+                                     p.scale_a, p.m)),
+        // Every expert's 128x128 scales, expert after expert: one copy covers them all.
+        scale_b_(p.scale_b, p.groups * ceil_div(p.n, kFp8ScaleBlock), p.k) {}
 
   void run(cudaStream_t stream) const override {
-    if (padded_scale_b_ != nullptr) {
-      CUDA_CHECK(cudaMemcpy2DAsync(scale_b_, k_blocks_ * sizeof(float), padded_scale_b_,
-                                   padded_row_ * sizeof(float), k_blocks_ * sizeof(float),
-                                   scale_b_rows_, cudaMemcpyDeviceToDevice, stream));
-    }
-    launch_({scale_b_, row_expert_->get(), m_, n_, k_, a_, b_, d_, scale_a_}, stream);
+    scale_b_.copy(stream);
+    launch_(
+        {scale_b_.read(), row_expert_->get(), m_, n_, k_, maps_.a, maps_.b, maps_.d, maps_.scale_a},
+        stream);
   }
   std::string algorithm() const override { return algorithm_; }
-  size_t launches() const override { return padded_scale_b_ != nullptr ? 2 : 1; }
+  size_t launches() const override { return scale_b_.copied() ? 2 : 1; }
 
  private:
   deepgemm::Launch launch_;
   std::string algorithm_;
   std::shared_ptr<DeviceBuffer<int>> row_expert_;
   uint32_t m_, n_, k_;
-  CUtensorMap a_{}, b_{}, d_{}, scale_a_{};
-  float* scale_b_ = nullptr;
-  const float* padded_scale_b_ = nullptr;  // set when DeepGEMM's copy is needed
-  DeviceBuffer<float> unpadded_scale_b_;
-  size_t k_blocks_ = 0, padded_row_ = 0, scale_b_rows_ = 0;
+  deepgemm::OperandMaps maps_;
+  deepgemm::WeightScales scale_b_;
 };
 
 }  // namespace

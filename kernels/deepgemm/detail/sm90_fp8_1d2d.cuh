@@ -29,8 +29,10 @@
 #include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
 
 #include "kernels/detail/sm90_device.h"
+#include "kernels/device_buffer.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"
+#include "quant/fp8/scale_layout.h"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "DeepGEMM's Hopper kernels are built for sm_90a only (kernels/deepgemm/CMakeLists.txt)"
@@ -179,6 +181,63 @@ inline CUtensorMap tensor_map(const char* who, CUtensorMapDataType type, const v
   }
   return map;
 }
+
+// The kernel's four descriptors over our operands: A [a_rows, k] and B [b_rows, k] E4M3 K-major,
+// D [a_rows, n] BF16, A's 1x128 scales MN-major [ceil(k/128)][scale_a_stride] (our VEC128_32F
+// with scale_a_stride = roundup(a_rows, 4), or stacked).
+struct OperandMaps {
+  CUtensorMap a, b, d, scale_a;
+};
+
+inline OperandMaps operand_maps(const char* who, const Configuration& config, const void* a,
+                                int64_t a_rows, const void* b, int64_t b_rows, void* d, int64_t n,
+                                int64_t k, const float* scale_a, int64_t scale_a_stride) {
+  const uint64_t k_blocks = static_cast<uint64_t>(ceil_div(k, kFp8ScaleBlock));
+  const uint32_t swizzle_d = config.swizzle_d();
+  return {
+      tensor_map(who, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, k, a_rows, k, kBlockK, config.block_m, 128),
+      tensor_map(who, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, k, b_rows, k, kBlockK, config.block_n, 128),
+      tensor_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, n, a_rows, uint64_t{2} * n,
+                 swizzle_d == 0 ? config.block_n : swizzle_d / 2, config.block_m, swizzle_d),
+      tensor_map(who, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, scale_a, scale_a_stride, k_blocks,
+                 scale_a_stride * 4, config.block_m, 1, 0),
+  };
+}
+
+// The weights' 128x128 scales as the kernel reads them: `rows` rows of ceil(k/128) floats, one
+// after another. Ours (BLK128x128_32F) pad each row to a multiple of 4 slots; where that differs,
+// a plan keeps an unpadded copy, which copy() refreshes inside the timed run (one 2D memcpy of a
+// few KB, so that its cost counts and new scales are read each run).
+class WeightScales {
+ public:
+  WeightScales(const float* padded, int64_t rows, int64_t k)
+      : k_blocks_(static_cast<size_t>(ceil_div(k, kFp8ScaleBlock))),
+        padded_row_(static_cast<size_t>(round_up(ceil_div(k, kFp8ScaleBlock), kScaleRowAlignment))),
+        rows_(static_cast<size_t>(rows)),
+        padded_(padded),
+        read_(const_cast<float*>(padded)) {
+    if (padded_row_ != k_blocks_) {
+      unpadded_ = DeviceBuffer<float>(rows_ * k_blocks_);
+      read_ = unpadded_.get();
+    }
+  }
+
+  float* read() const { return read_; }  // what the kernel reads
+  bool copied() const { return read_ != padded_; }
+  void copy(cudaStream_t stream) const {
+    if (copied()) {
+      CUDA_CHECK(cudaMemcpy2DAsync(read_, k_blocks_ * sizeof(float), padded_,
+                                   padded_row_ * sizeof(float), k_blocks_ * sizeof(float), rows_,
+                                   cudaMemcpyDeviceToDevice, stream));
+    }
+  }
+
+ private:
+  size_t k_blocks_, padded_row_, rows_;
+  const float* padded_;
+  float* read_;
+  DeviceBuffer<float> unpadded_;
+};
 
 // The GPU check every configuration needs: sm_90 with the SM count the kernels are compiled for.
 inline void require_deepgemm_gpu(const char* who) {
