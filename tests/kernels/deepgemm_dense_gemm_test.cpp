@@ -13,11 +13,8 @@
 
 #include "quant/base/unsupported.h"
 #include "tests/kernels/cutlass_test_support.h"
+#include "tests/kernels/deepgemm_test_support.h"
 #include "tests/kernels/fp8_block_gemm_test_support.h"
-
-#ifndef GEMMSCOPE_WITH_DEEPGEMM
-#error "tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM (0 or 1)"
-#endif
 
 namespace gemmscope {
 namespace {
@@ -105,12 +102,6 @@ TEST(DeepGemmDenseGemm, APlanRunsAfterAPlanOfAShorterK) {
 }
 
 // ---- Refusals: need DeepGEMM built, not a GPU ------------------------------------------------
-
-#define GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD()                             \
-  do {                                                                 \
-    if (!GEMMSCOPE_WITH_DEEPGEMM)                                      \
-      GTEST_SKIP() << "built without DeepGEMM (cmake/deepgemm.cmake)"; \
-  } while (0)
 
 // The checks it shares with CUTLASS's provider (tested there) speak in its name.
 TEST(DeepGemmDenseGemm, RefusesWhatIsNotFp8BlockInItsOwnName) {

@@ -14,11 +14,8 @@
 
 #include "quant/base/unsupported.h"
 #include "tests/kernels/cutlass_test_support.h"
+#include "tests/kernels/deepgemm_test_support.h"
 #include "tests/kernels/fp8_block_gemm_test_support.h"
-
-#ifndef GEMMSCOPE_WITH_DEEPGEMM
-#error "tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM (0 or 1)"
-#endif
 
 namespace gemmscope {
 namespace {
@@ -55,12 +52,6 @@ std::string refusal(const std::vector<GemmProblem>& groups) {
   return testing::thrown_message<Unsupported>(
       [&] { make_deepgemm_grouped_gemms(groups, nullptr); });
 }
-
-#define GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD()                             \
-  do {                                                                 \
-    if (!GEMMSCOPE_WITH_DEEPGEMM)                                      \
-      GTEST_SKIP() << "built without DeepGEMM (cmake/deepgemm.cmake)"; \
-  } while (0)
 
 TEST(DeepGemmGroupedGemm, RefusesExpertsWhoseRowsAreNotWholeTiles) {
   GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
