@@ -22,7 +22,6 @@
 
 #include "kernels/deepgemm/dense_gemm.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,9 +30,6 @@
 
 #include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
 #include "kernels/detail/fp8_block_gemm.h"
-#include "kernels/device_buffer.h"
-#include "quant/base/cuda_check.h"
-#include "quant/base/unsupported.h"
 #include "quant/fp8/scale_layout.h"
 
 namespace gemmscope {
@@ -41,7 +37,6 @@ namespace {
 
 using deepgemm::Configuration;
 using deepgemm::Instantiation;
-using deepgemm::kMaxK;
 
 constexpr const char* kName = "DeepGEMM dense GEMM";
 
@@ -93,28 +88,11 @@ class DeepGemmDenseGemm final : public GroupedGemm {
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmProblem& problem,
                                                                     cudaStream_t /*stream*/) {
   const detail::Fp8BlockGemm checked = detail::check_fp8_block_gemm(problem, kName);
-  const std::string dims = std::string(kName) + ": " + std::to_string(checked.m) + "x" +
-                           std::to_string(checked.k) + "x" + std::to_string(checked.n) + ": ";
-  if (checked.scaling != detail::BlockScaling::k1d2d) {
-    throw Unsupported(std::string(kName) +
-                      ": runs 1x128 x 128x128 block scales (Fprop, Dgrad) only; DeepGEMM's Hopper "
-                      "kernel for 1x128 x 1x128 (Wgrad) writes FP32, where FP8Block's Wgrad writes "
-                      "BF16");
-  }
-  if (checked.k > kMaxK) {
-    throw Unsupported(dims + "K past " + std::to_string(kMaxK) +
-                      ", what its instantiations' shared memory holds weight scales for");
-  }
+  deepgemm::require_1d2d(kName, checked.scaling == detail::BlockScaling::k1d2d, checked.k);
   deepgemm::require_deepgemm_gpu(kName);
-  std::vector<const Configuration*> ordered;
-  for (const Configuration& config : configurations())
-    ordered.push_back(&config);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
-    return deepgemm::modelled_time(*a, checked.m, checked.n) <
-           deepgemm::modelled_time(*b, checked.m, checked.n);
-  });
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
-  for (const Configuration* config : ordered) {
+  for (const Configuration* config :
+       deepgemm::by_modelled_time(configurations(), checked.m, checked.n)) {
     gemms.push_back(std::make_unique<DeepGemmDenseGemm>(
         checked, *config,
         "DeepGEMM sm90 FP8 1x128 x 128x128 block scales (" + deepgemm::describe(*config) + ")"));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quant/base/unsupported.h"
+#include "tests/gpu_test_support.h"
 #include "tests/kernels/cutlass_test_support.h"
 #include "tests/kernels/deepgemm_test_support.h"
 #include "tests/kernels/fp8_block_gemm_test_support.h"
@@ -81,7 +82,25 @@ TEST(DeepGemmGroupedGemm, RefusesExpertsThatAreNotContiguous) {
   std::vector<GemmProblem> groups = contiguous_groups({128, 256}, ScaleLayout::kBlock128x128);
   groups[1].right.tensor.data = fake<uint8_t>(0x280000);  // a weight elsewhere
   const std::string message = refusal(groups);
+  EXPECT_TRUE(contains(message, "group 1 (256x512x256): its weight rows do not follow")) << message;
   EXPECT_TRUE(contains(message, "must each lie one after another")) << message;
+}
+
+// Experts laid out as the FP8 grouped quantizer lays them out pass every layout check: the only
+// refusal left is the GPU's (not sm_90 with 132 SMs); on such a GPU, every configuration is
+// planned (nothing is launched, so the stand-in pointers are never read).
+TEST(DeepGemmGroupedGemm, TakesExpertsLaidOutAsOneMGroupedOperand) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  GEMMSCOPE_REQUIRE_GPU();
+  const std::vector<GemmProblem> groups =
+      contiguous_groups({128, 384, 256}, ScaleLayout::kBlock128x128);
+  try {
+    EXPECT_EQ(make_deepgemm_grouped_gemms(groups, nullptr).size(), 4u);
+  } catch (const Unsupported& e) {
+    const std::string message = e.what();
+    EXPECT_TRUE(contains(message, "compute capability") || contains(message, "SMs"))
+        << "refused for something other than the GPU: " << message;
+  }
 }
 
 TEST(DeepGemmGroupedGemm, RefusesWgradAndWhatIsNotFp8Block) {

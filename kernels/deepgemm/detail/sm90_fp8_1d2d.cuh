@@ -23,8 +23,11 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
 
@@ -145,16 +148,16 @@ inline double modelled_time(const Configuration& c, int64_t m, int64_t n) {
 }
 
 inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(const char* who) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [who] {
-    void* function = nullptr;
+  static void* const function = [] {
+    void* found_function = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found_function, 12000,
                                                 cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || function == nullptr)
-      throw Unsupported(std::string(who) + ": the driver has no cuTensorMapEncodeTiled");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+    return found == cudaDriverEntryPointSuccess ? found_function : nullptr;
   }();
-  return encode;
+  if (function == nullptr)
+    throw Unsupported(std::string(who) + ": the driver has no cuTensorMapEncodeTiled");
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
 }
 
 // A 2D tensor map over [outer, inner] elements (`row_bytes` apart), boxes of [box_outer,
@@ -206,8 +209,10 @@ inline OperandMaps operand_maps(const char* who, const Configuration& config, co
 
 // The weights' 128x128 scales as the kernel reads them: `rows` rows of ceil(k/128) floats, one
 // after another. Ours (BLK128x128_32F) pad each row to a multiple of 4 slots; where that differs,
-// a plan keeps an unpadded copy, which copy() refreshes inside the timed run (one 2D memcpy of a
-// few KB, so that its cost counts and new scales are read each run).
+// a plan keeps an unpadded copy, which copy() refreshes inside the timed run (one 2D memcpy, so
+// that its cost counts and new scales are read each run): a few KB for a dense weight, G times
+// that for an m-grouped GEMM's experts (48 KiB for Qwen3-30B-A3B's 128, about 0.5 MiB for
+// gpt-oss-120b's).
 class WeightScales {
  public:
   WeightScales(const float* padded, int64_t rows, int64_t k)
@@ -238,6 +243,34 @@ class WeightScales {
   float* read_;
   DeviceBuffer<float> unpadded_;
 };
+
+// What both GEMMs refuse of a 1D2D problem's K (after detail::check_fp8_block_gemm): Wgrad's
+// 1x128 x 1x128 scales, and K past what the instantiations' shared memory holds weight scales for.
+inline void require_1d2d(const char* who, bool block_1d2d, int64_t k) {
+  if (!block_1d2d) {
+    throw Unsupported(std::string(who) +
+                      ": runs 1x128 x 128x128 block scales (Fprop, Dgrad) only; DeepGEMM's Hopper "
+                      "kernel for 1x128 x 1x128 (Wgrad) writes FP32, where FP8Block's Wgrad writes "
+                      "BF16");
+  }
+  if (k > kMaxK) {
+    throw Unsupported(std::string(who) + ": K = " + std::to_string(k) + " past " +
+                      std::to_string(kMaxK) +
+                      ", what its instantiations' shared memory holds weight scales for");
+  }
+}
+
+// `configurations` best first by modelled_time for an [m, n] output; ties keep the list order.
+inline std::vector<const Configuration*> by_modelled_time(
+    const std::vector<Configuration>& configurations, int64_t m, int64_t n) {
+  std::vector<const Configuration*> ordered;
+  for (const Configuration& config : configurations)
+    ordered.push_back(&config);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
+    return modelled_time(*a, m, n) < modelled_time(*b, m, n);
+  });
+  return ordered;
+}
 
 // The GPU check every configuration needs: sm_90 with the SM count the kernels are compiled for.
 inline void require_deepgemm_gpu(const char* who) {
