@@ -15,15 +15,9 @@ constexpr const char* kOnlyCublasLtEmulates =
 // The candidates of `list`'s providers: all of `every` with auto, else the first listed that runs.
 GemmChoice choose(const ImplementationList& list, const std::vector<GemmProvider>& every,
                   const GemmRequest& request) {
-  std::vector<const GemmProvider*> providers = list.listed;
-  if (list.automatic) {
-    providers.clear();
-    for (const GemmProvider& provider : every)
-      providers.push_back(&provider);
-  }
   GemmCandidates candidates;
   std::string refused;
-  for (const GemmProvider* provider : providers) {
+  for (const GemmProvider* provider : providers_to_try(list, every)) {
     try {
       if (request.emulate && !provider->emulates)
         throw Unsupported(kOnlyCublasLtEmulates);
@@ -117,6 +111,24 @@ std::string GemmChoice::trial_times() const {
             (i == current_ ? " (kept)" : "");
   }
   return text;
+}
+
+std::vector<const GemmProvider*> providers_to_try(const ImplementationList& list,
+                                                  const std::vector<GemmProvider>& every) {
+  if (!list.automatic)
+    return list.listed;
+  std::vector<const GemmProvider*> providers;
+  for (const GemmProvider& provider : every)
+    providers.push_back(&provider);
+  return providers;
+}
+
+bool stacked_row_scales_wanted(const ImplementationList& grouped) {
+  for (const GemmProvider* provider : providers_to_try(grouped, grouped_providers())) {
+    if (provider->reads_stacked_row_scales)
+      return true;
+  }
+  return false;
 }
 
 GemmChoice choose_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,

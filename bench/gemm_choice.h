@@ -51,6 +51,15 @@ class GemmChoice {
   std::vector<double> trial_seconds_;  // per candidate, once timed
 };
 
+// The providers a case of `list` tries, in order: every one of `every` under auto, else the
+// listed ones.
+std::vector<const GemmProvider*> providers_to_try(const ImplementationList& list,
+                                                  const std::vector<GemmProvider>& every);
+
+// Whether a grouped case's quantizers should write the stacked 1x128 row scales: some provider
+// the case tries (--grouped) reads them.
+bool stacked_row_scales_wanted(const ImplementationList& grouped);
+
 // `emulate`: the recipe's GEMMs run emulated on this GPU (only cuBLASLt's path does that).
 // Throws Unsupported listing every implementation's reason when none can run the problems.
 GemmChoice choose_gemm(const RecipeContext& context, const std::vector<GemmProblem>& problems,

@@ -34,6 +34,10 @@ struct OperandSource {
   // Grouped operands: each group's rows, summing to `rows` (a group may have none). Empty for
   // a tensor that is one GEMM's operand.
   std::vector<int64_t> group_rows;
+  // Grouped FP8Block operands: write the rowwise copy's 1x128 scales stacked as well
+  // (QuantizedTensor::stacked_scale), for a grouped GEMM that reads them
+  // (stacked_row_scales_wanted, bench/gemm_choice.h).
+  bool stacked_row_scales = false;
 
   bool grouped() const { return !group_rows.empty(); }
   int64_t group_count() const { return grouped() ? static_cast<int64_t>(group_rows.size()) : 1; }

@@ -10,11 +10,13 @@ namespace {
 
 class QuantizeWork : public TimedWork {
  public:
-  QuantizeWork(const Recipe& recipe, const QuantizeSpec& spec, cudaStream_t stream)
+  QuantizeWork(const Recipe& recipe, const QuantizeSpec& spec, bool stacked_row_scales,
+               cudaStream_t stream)
       : spec_(spec), source_(static_cast<size_t>(spec.rows) * static_cast<size_t>(spec.cols)) {
     fill_normal(source_.get(), source_.size(), 0x5eed0004, 0.0f, 1.0f, stream);
-    quantizer_ = recipe.make_quantizer(
-        {spec.role, source_.get(), spec.rows, spec.cols, spec.copies, spec.group_rows}, stream);
+    quantizer_ = recipe.make_quantizer({spec.role, source_.get(), spec.rows, spec.cols, spec.copies,
+                                        spec.group_rows, stacked_row_scales},
+                                       stream);
   }
 
   void enqueue(cudaStream_t stream) override { quantizer_->quantize(stream); }
@@ -112,8 +114,8 @@ std::string quantize_case_name(const std::string& precision, const QuantizeSpec&
 }
 
 std::unique_ptr<TimedWork> prepare_quantize_case(const Recipe& recipe, const QuantizeSpec& spec,
-                                                 cudaStream_t stream) {
-  return std::make_unique<QuantizeWork>(recipe, spec, stream);
+                                                 bool stacked_row_scales, cudaStream_t stream) {
+  return std::make_unique<QuantizeWork>(recipe, spec, stacked_row_scales, stream);
 }
 
 }  // namespace gemmscope

@@ -40,8 +40,10 @@ const char* copies_token(OperandCopies copies);
 
 std::string quantize_case_name(const std::string& precision, const QuantizeSpec& spec);
 
-// Fills a random BF16 source and builds `recipe`'s quantizer for it.
+// Fills a random BF16 source and builds `recipe`'s quantizer for it; `stacked_row_scales`: a
+// grouped FP8Block operand's quantizer writes its stacked 1x128 scales too, as the GEMM cases'
+// quantizers of the same run do (OperandSource::stacked_row_scales).
 std::unique_ptr<TimedWork> prepare_quantize_case(const Recipe& recipe, const QuantizeSpec& spec,
-                                                 cudaStream_t stream);
+                                                 bool stacked_row_scales, cudaStream_t stream);
 
 }  // namespace gemmscope

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "bench/gemm_choice.h"
 #include "bench/quantize_case.h"
 
 namespace gemmscope {
@@ -77,7 +78,9 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
       registrar.add({quantize_case_name(recipe->name(), spec), group,
                      [](const DeviceInfo&) { return std::string(); },
                      [recipe, spec](const RecipeContext& context) {
-                       return prepare_quantize_case(*recipe, spec, context.stream);
+                       return prepare_quantize_case(*recipe, spec,
+                                                    stacked_row_scales_wanted(context.grouped),
+                                                    context.stream);
                      }});
     }
   }

@@ -44,7 +44,7 @@ const std::vector<GemmProvider>& grouped_providers() {
        [](const GemmRequest& r) { return make_cutlass_grouped_gemms(r.problems, r.stream); }},
       {"deepgemm", false,
        [](const GemmRequest& r) { return make_deepgemm_grouped_gemms(r.problems, r.stream); },
-       kDeepGemmGroupRowAlignment},
+       kDeepGemmGroupRowAlignment, kDeepGemmGroupedBuilt},
   };
   return providers;
 }

@@ -45,6 +45,11 @@ struct GemmProvider {
   // 128-row tiles belong to one expert). A case that names the provider pads its experts' rows
   // to it; under auto the provider refuses cases whose rows are not.
   int64_t group_row_alignment = 1;
+  // Grouped providers: whether it reads the stacked 1x128 row scales of FP8Block's grouped
+  // operands (QuantizedTensor::stacked_scale), which a case's quantizer then writes as well, so
+  // that a quantizer writes them only where a GEMM may read them. False in a build that cannot run
+  // the provider.
+  bool reads_stacked_row_scales = false;
 };
 
 // The dense providers, in the order --provider=auto tries them: cublaslt, cutlass, deepgemm.

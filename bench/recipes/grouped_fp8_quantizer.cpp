@@ -95,7 +95,8 @@ std::unique_ptr<OperandQuantizer> GroupedFp8Quantizer::block(const OperandSource
     q.rowwise_scales_ =
         DeviceBuffer<float>(static_cast<size_t>(rowwise.total_bytes()) / sizeof(float));
     scales_written += scale_bytes(rowwise, q.layout_.group_count());
-    if (scale_layout == ScaleLayout::kVec128 && fp8_stacks_scales(q.layout_)) {
+    if (source.stacked_row_scales && scale_layout == ScaleLayout::kVec128 &&
+        fp8_can_stack_scales(q.layout_)) {
       const int64_t stacked = fp8_stacked_scale_floats(q.layout_);
       q.stacked_rowwise_scales_ = DeviceBuffer<float>(static_cast<size_t>(stacked));
       scales_written += static_cast<double>(stacked) * sizeof(float);

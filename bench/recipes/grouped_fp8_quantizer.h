@@ -3,10 +3,12 @@
 // a tensor of its own, with its own scales, in a fixed number of launches whatever the number
 // of groups (quant/fp8/grouped.h), where PerGroupQuantizer's launches grow with the groups.
 // The rowwise copies of all groups share one buffer, the columnwise copies another, and so do
-// the tensorwise states or each copy's block scales. A 1x128 rowwise copy's scales are written
-// twice: per group as cuBLASLt and CUTLASS read them, and stacked as DeepGEMM's m-grouped kernel
-// reads them (QuantizedTensor::stacked_scale), 4 bytes a 128 elements more, about 1% of the
-// cast's bytes, so that each provider reads its own layout and none pays a relayout.
+// the tensorwise states or each copy's block scales. Where the source asks
+// (OperandSource::stacked_row_scales: a grouped GEMM of the run may read them), a 1x128 rowwise
+// copy's scales are written twice: per group as cuBLASLt and CUTLASS read them, and stacked as
+// DeepGEMM's m-grouped kernel reads them (QuantizedTensor::stacked_scale), 4 bytes a 128
+// elements more, about 1% of the cast's bytes, so that each provider reads its own layout and
+// none pays a relayout.
 
 #include <cuda_runtime.h>
 

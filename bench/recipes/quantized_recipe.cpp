@@ -14,7 +14,8 @@ namespace {
 // The BF16 tensor behind an operand, as a quantizer takes it: the whole tensor of every group
 // (a grouped layer's X and dY grouped by the experts' rows, its W by expert), with the copies
 // the operand's quantizer writes.
-OperandSource operand_source(const PassTensors& tensors, const OperandUse& use) {
+OperandSource operand_source(const PassTensors& tensors, const OperandUse& use,
+                             bool stacked_row_scales) {
   const LayerGemm& gemm = tensors.gemm();
   const LinearDims& d = gemm.dims;
   const int64_t groups = tensors.group_count();
@@ -25,7 +26,8 @@ OperandSource operand_source(const PassTensors& tensors, const OperandUse& use) 
       gemm.grouped() ? tensors.group_rows() : std::vector<int64_t>{};
   switch (use.role) {
     case TensorRole::kActivation:
-      return {use.role, tensors.x(0), rows, d.in_features, use.writes, row_groups};
+      return {use.role,   tensors.x(0),      rows, d.in_features, use.writes,
+              row_groups, stacked_row_scales};
     case TensorRole::kWeight:
       return {
           use.role,
@@ -33,9 +35,11 @@ OperandSource operand_source(const PassTensors& tensors, const OperandUse& use) 
           groups * d.out_features,
           d.in_features,
           use.writes,
-          std::vector<int64_t>(gemm.grouped() ? static_cast<size_t>(groups) : 0, d.out_features)};
+          std::vector<int64_t>(gemm.grouped() ? static_cast<size_t>(groups) : 0, d.out_features),
+          stacked_row_scales};
     case TensorRole::kGradient:
-      return {use.role, tensors.dy(0), rows, d.out_features, use.writes, row_groups};
+      return {use.role,   tensors.dy(0),     rows, d.out_features, use.writes,
+              row_groups, stacked_row_scales};
   }
   throw std::logic_error("unknown tensor role");
 }
@@ -66,9 +70,10 @@ class QuantizedGemmCase : public GemmCase {
                  context.stream) {
     // A grouped layer quantizes each expert's slices with their own scales, as
     // TransformerEngine's GroupedLinear does: one quantizer per operand covers every expert.
+    const bool stacked = spec.gemm.grouped() && stacked_row_scales_wanted(context.grouped);
     const auto quantized_operand = [&](const OperandUse& use) {
       QuantizedOperand operand{
-          use, recipe.make_quantizer(operand_source(tensors_, use), context.stream)};
+          use, recipe.make_quantizer(operand_source(tensors_, use, stacked), context.stream)};
       // Quantized once here: prequant's copies, the copies a step's earlier passes saved, and
       // for the timed quantizations a first step of scale history.
       operand.quantizer->quantize(context.stream);

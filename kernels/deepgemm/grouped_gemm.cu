@@ -9,11 +9,10 @@
 // expert shapes of Qwen3-30B-A3B and DeepSeek-V3 (N = 1536, 2048, 4096, 7168 in Fprop; 2048 and
 // 7168 in Dgrad): 128 and 192 make whole waves of tiles on some, 160 on others; sharing A keeps
 // multicast on across expert boundaries, sharing B halves the weight traffic where N is short.
-// --grouped=auto's trial keeps the fastest; docs/moe.md has which one each case kept.
+// --grouped=auto's trial keeps the fastest; docs/moe.md counts which ones H200 trials kept.
 
 #include "kernels/deepgemm/grouped_gemm.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,10 +28,12 @@
 #include "quant/fp8/scale_layout.h"
 
 namespace gemmscope {
+
+const bool kDeepGemmGroupedBuilt = true;
+
 namespace {
 
 using deepgemm::Configuration;
-using deepgemm::kMaxK;
 
 constexpr const char* kName = "DeepGEMM m-grouped GEMM";
 constexpr uint32_t kBlockM = static_cast<uint32_t>(kDeepGemmGroupRowAlignment);
@@ -63,7 +64,6 @@ struct MGroupedProblem {
   void* d = nullptr;               // [m, n] BF16
   const float* scale_a = nullptr;  // stacked 1x128: [ceil(k/128)][m]
   const float* scale_b = nullptr;  // group 0's 128x128 scales; the others follow
-  bool scale_b_padded = false;     // rows of round_up(k_blocks, 4) floats, k_blocks used
   std::vector<int> row_expert;     // [m]
 };
 
@@ -85,12 +85,7 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
   for (size_t g = 0; g < groups.size(); ++g) {
     const GemmProblem& group = groups[g];
     const detail::Fp8BlockGemm gemm = detail::check_fp8_block_gemm(group, kName);
-    if (gemm.scaling != detail::BlockScaling::k1d2d) {
-      throw Unsupported(std::string(kName) +
-                        ": runs 1x128 x 128x128 block scales (Fprop, Dgrad) only; DeepGEMM's "
-                        "Hopper kernel for 1x128 x 1x128 (Wgrad, K-grouped) writes FP32, where "
-                        "FP8Block's Wgrad writes BF16");
-    }
+    deepgemm::require_1d2d(kName, gemm.scaling == detail::BlockScaling::k1d2d, gemm.k);
     if (gemm.k != p.k) {
       throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
                         ": the experts' K differ (a K-grouped GEMM), which it does not run");
@@ -118,14 +113,19 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
     // Contiguous: this group's pieces sit where the groups before it end.
     const int64_t rows = p.m;
     const int64_t weights = static_cast<int64_t>(g) * p.n;
-    const bool contiguous =
-        bytes(gemm.a) == bytes(p.a) + rows * p.k && bytes(gemm.d) == bytes(p.d) + rows * p.n * 2 &&
-        bytes(gemm.b) == bytes(p.b) + weights * p.k && left.stacked_scale == p.scale_a + rows &&
-        gemm.scale_b == p.scale_b + static_cast<int64_t>(g) * n_blocks * padded_k_blocks;
-    if (!contiguous) {
-      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
-                        ": the experts' rows, outputs, weights and scales must each lie one "
-                        "after another, as one m-grouped operand");
+    const char* misplaced =
+        bytes(gemm.a) != bytes(p.a) + rows * p.k       ? "rows"
+        : bytes(gemm.d) != bytes(p.d) + rows * p.n * 2 ? "output rows"
+        : bytes(gemm.b) != bytes(p.b) + weights * p.k  ? "weight rows"
+        : left.stacked_scale != p.scale_a + rows       ? "stacked 1x128 scales"
+        : gemm.scale_b != p.scale_b + static_cast<int64_t>(g) * n_blocks * padded_k_blocks
+            ? "128x128 weight scales"
+            : nullptr;
+    if (misplaced != nullptr) {
+      throw Unsupported(std::string(kName) + ": " + group_text(group, g) + ": its " + misplaced +
+                        " do not follow the previous expert's: the experts' rows, outputs, "
+                        "weights and scales must each lie one after another, as one m-grouped "
+                        "operand");
     }
     p.m += gemm.m;
     p.row_expert.insert(p.row_expert.end(), static_cast<size_t>(gemm.m), static_cast<int>(g));
@@ -138,8 +138,13 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
     }
   }
   if (p.m > INT32_MAX || p.groups * p.n > INT32_MAX) {
-    throw Unsupported(std::string(kName) + ": " + std::to_string(p.m) + " rows of " +
-                      std::to_string(p.groups) + " experts: its problem shapes are 32-bit");
+    throw Unsupported(std::string(kName) + ": " + std::to_string(p.m) + " rows, " +
+                      std::to_string(p.groups) + " experts' weights of " + std::to_string(p.n) +
+                      " rows: its problem shapes and TMA coordinates are 32-bit");
+  }
+  if (reinterpret_cast<uintptr_t>(p.scale_a) % 16 != 0) {
+    throw Unsupported(std::string(kName) +
+                      ": the stacked 1x128 scales are not 16-byte aligned, as TMA needs");
   }
   return p;
 }
@@ -184,24 +189,13 @@ class DeepGemmGroupedGemm final : public GroupedGemm {
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
     const std::vector<GemmProblem>& groups, cudaStream_t /*stream*/) {
   const MGroupedProblem p = check_m_grouped(groups);
-  if (p.k > kMaxK) {
-    throw Unsupported(std::string(kName) + ": K = " + std::to_string(p.k) + " past " +
-                      std::to_string(kMaxK) +
-                      ", what its instantiations' shared memory holds weight scales for");
-  }
   deepgemm::require_deepgemm_gpu(kName);
   // Planned outside timing: a synchronous upload, nothing on the case's stream.
   auto table = std::make_shared<DeviceBuffer<int>>(p.row_expert.size());
   CUDA_CHECK(cudaMemcpy(table->get(), p.row_expert.data(), p.row_expert.size() * sizeof(int),
                         cudaMemcpyHostToDevice));
-  std::vector<const Configuration*> ordered;
-  for (const Configuration& config : configurations())
-    ordered.push_back(&config);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
-    return deepgemm::modelled_time(*a, p.m, p.n) < deepgemm::modelled_time(*b, p.m, p.n);
-  });
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
-  for (const Configuration* config : ordered) {
+  for (const Configuration* config : deepgemm::by_modelled_time(configurations(), p.m, p.n)) {
     gemms.push_back(std::make_unique<DeepGemmGroupedGemm>(
         p, table, *config,
         "DeepGEMM sm90 m-grouped FP8 1x128 x 128x128 block scales, " + std::to_string(p.groups) +

@@ -30,6 +30,9 @@
 
 namespace gemmscope {
 
+// Whether this build has the kernels (false where cmake/deepgemm.cmake found no DeepGEMM).
+extern const bool kDeepGemmGroupedBuilt;
+
 // The rows each expert's first row and row count must be a multiple of (the kernel's tile rows);
 // gemm_bench pads the experts' rows to it when --grouped names this provider.
 constexpr int64_t kDeepGemmGroupRowAlignment = 128;

@@ -6,6 +6,8 @@
 
 namespace gemmscope {
 
+const bool kDeepGemmGroupedBuilt = false;
+
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
     const std::vector<GemmProblem>& /*groups*/, cudaStream_t /*stream*/) {
   throw Unsupported(

@@ -82,7 +82,7 @@ int64_t fp8_stacked_scale_floats(const GroupedLayout& layout) {
   return ceil_div(layout.cols(), kFp8ScaleBlock) * layout.rows();
 }
 
-bool fp8_stacks_scales(const GroupedLayout& layout) {
+bool fp8_can_stack_scales(const GroupedLayout& layout) {
   for (int64_t g = 0; g < layout.group_count(); ++g) {
     if (layout.group_rows(g) % kScaleRowAlignment != 0)
       return false;
@@ -120,7 +120,7 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
       detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
     if (targets.stacked_rowwise_scale_inv != nullptr &&
         (scale_layout != ScaleLayout::kVec128 || targets.rowwise == nullptr ||
-         !fp8_stacks_scales(layout))) {
+         !fp8_can_stack_scales(layout))) {
       throw std::invalid_argument(
           std::string(function) +
           ": stacked rowwise scales need 1x128 scaling, a rowwise copy and every group's rows a "

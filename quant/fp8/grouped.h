@@ -46,7 +46,9 @@ struct Fp8GroupedTargets {
   float* columnwise_scale_inv = nullptr;
   // 1x128 block scaling, optional: the rowwise copy's scales again, stacked
   // (QuantizedTensor::stacked_scale), fp8_stacked_scale_floats(layout) floats; every group's
-  // rows must be a multiple of 4, so that each group's slice starts 16-byte aligned.
+  // rows must be a multiple of 4 (fp8_can_stack_scales), so that the stride between K blocks
+  // (all rows) is whole 16 bytes, as a TMA descriptor over them needs, and so is each group's
+  // first row.
   float* stacked_rowwise_scale_inv = nullptr;
 };
 
@@ -58,7 +60,7 @@ GroupedScaleLayout fp8_grouped_scales(const GroupedLayout& layout, ScaleLayout s
 // Floats of the stacked 1x128 rowwise scales of `layout`'s groups: [ceil(cols/128)][rows].
 int64_t fp8_stacked_scale_floats(const GroupedLayout& layout);
 // Whether every group's rows are a multiple of 4, as the stacked scales need.
-bool fp8_stacks_scales(const GroupedLayout& layout);
+bool fp8_can_stack_scales(const GroupedLayout& layout);
 
 class Fp8GroupedQuantization {
  public:

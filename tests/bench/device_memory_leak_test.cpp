@@ -79,7 +79,7 @@ std::vector<SweepCase> sweep(const std::vector<std::unique_ptr<Recipe>>& recipes
       const QuantizeSpec spec{TensorRole::kActivation, dims.tokens, dims.in_features, copies, {}};
       cases.push_back({quantize_case_name(r->name(), spec), [r, spec] {
                          const std::unique_ptr<TimedWork> work =
-                             prepare_quantize_case(*r, spec, nullptr);
+                             prepare_quantize_case(*r, spec, /*stacked_row_scales=*/true, nullptr);
                          work->enqueue(nullptr);
                        }});
     }

@@ -80,6 +80,7 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
   const CublasLtContext cublas;
   const DeviceInfo device = query_device();
   int loop_verified = 0;
+  int deepgemm_verified = 0;  // FP8Block products through DeepGEMM's m-grouped kernel
   for (const std::unique_ptr<Recipe>& recipe : all_recipes({/*emulate=*/true})) {
     if (!recipe->unsupported_reason(device).empty())
       continue;
@@ -114,11 +115,22 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
           }
           if (implementation.name == std::string("loop"))
             ++loop_verified;
+          if (implementation.name == std::string("deepgemm"))
+            deepgemm_verified += static_cast<int>(gemm_case->alternatives());
         }
       }
     }
   }
   EXPECT_GT(loop_verified, 0);
+  // Where DeepGEMM is built and its kernels' GPU is here, its FP8Block Fprop and Dgrad must run:
+  // a layout check that refused them all would otherwise pass unseen.
+  const GemmProvider* deepgemm = find_provider(grouped_providers(), "deepgemm");
+  const bool deepgemm_runs_here = deepgemm != nullptr && deepgemm->reads_stacked_row_scales &&
+                                  device.cc_major == 9 && device.cc_minor == 0 &&
+                                  device.sm_count == 132;
+  if (deepgemm_runs_here && GetParam() != Pass::kWgrad) {
+    EXPECT_GT(deepgemm_verified, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPass, GroupedPass,
