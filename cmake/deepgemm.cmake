@@ -1,7 +1,7 @@
 # DeepGEMM (deepseek-ai/DeepGEMM, header-only CUDA templates, MIT) for kernels/deepgemm/: the
-# dense FP8Block Fprop and Dgrad GEMMs behind --provider=deepgemm. Optional: without it everything
-# else builds, that provider refuses its cases saying how to get it, and --provider=auto chooses
-# among the others. Its kernels include CUTLASS's CuTe, so it needs CUTLASS (cmake/cutlass.cmake).
+# FP8Block Fprop and Dgrad GEMMs behind --provider=deepgemm (dense) and --grouped=deepgemm
+# (m-grouped experts). Optional: without it everything else builds, those providers refuse their
+# cases saying how to get it, and auto chooses among the others. Its kernels include CUTLASS's CuTe, so it needs CUTLASS (cmake/cutlass.cmake).
 #
 # Where DeepGEMM comes from, in this order:
 #   GEMMSCOPE_DEEPGEMM_DIR   a clone of the repository (or the deep_gemm/include folder of one);
@@ -69,9 +69,11 @@ function(gemmscope_fetch_deepgemm kernel include_var why_var)
   file(REMOVE_RECURSE "${deps}/deepgemm-src" "${deps}/deepgemm-subbuild" "${deps}/deepgemm-build"
        "${stamp}")
   # GIT_TERMINAL_PROMPT=0: a repository that asks for a password (GitHub's answer to a wrong URL)
-  # fails at once instead of waiting on the terminal.
+  # fails at once instead of waiting on the terminal; the low-speed limit ends a stalled transfer
+  # after 30 s rather than at the 300 s timeout.
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env GIT_TERMINAL_PROMPT=0
+    COMMAND "${CMAKE_COMMAND}" -E env GIT_TERMINAL_PROMPT=0 GIT_HTTP_LOW_SPEED_LIMIT=1000
+            GIT_HTTP_LOW_SPEED_TIME=30
             "${CMAKE_COMMAND}" "-DGEMMSCOPE_DEEPGEMM_REPOSITORY=${GEMMSCOPE_DEEPGEMM_REPOSITORY}"
             "-DGEMMSCOPE_DEEPGEMM_COMMIT=${GEMMSCOPE_DEEPGEMM_COMMIT}"
             "-DGEMMSCOPE_DEEPGEMM_DEPS=${deps}" "-DGIT_EXECUTABLE=${GIT_EXECUTABLE}"
@@ -135,6 +137,8 @@ endif()
 if(_gemmscope_deepgemm_why AND NOT GEMMSCOPE_DEEPGEMM_DIR)
   if(NOT GEMMSCOPE_DEEPGEMM_FETCH)
     string(APPEND _gemmscope_deepgemm_why "; GEMMSCOPE_DEEPGEMM_FETCH is OFF")
+  elseif(FETCHCONTENT_FULLY_DISCONNECTED)
+    string(APPEND _gemmscope_deepgemm_why "; not fetched: FETCHCONTENT_FULLY_DISCONNECTED is ON")
   elseif(NOT GEMMSCOPE_CUTLASS_FOUND)
     string(APPEND _gemmscope_deepgemm_why
            "; not fetched: DeepGEMM's kernels need CUTLASS, which this build has not")
@@ -160,7 +164,7 @@ endif()
 if(NOT _gemmscope_deepgemm_why)
   set(GEMMSCOPE_DEEPGEMM_FOUND ON)
   set(GEMMSCOPE_DEEPGEMM_SUMMARY
-      "DeepGEMM's sm_90a FP8 1x128 x 128x128 GEMM (dense FP8Block) from ${_gemmscope_deepgemm_include}")
+      "DeepGEMM's sm_90a FP8 1x128 x 128x128 GEMMs (FP8Block, dense and m-grouped) from ${_gemmscope_deepgemm_include}")
   if(_gemmscope_deepgemm_fetched)
     string(APPEND GEMMSCOPE_DEEPGEMM_SUMMARY
            " (fetched ${GEMMSCOPE_DEEPGEMM_COMMIT} from ${GEMMSCOPE_DEEPGEMM_REPOSITORY})")
@@ -174,7 +178,7 @@ elseif(GEMMSCOPE_DEEPGEMM_DIR)
   message(FATAL_ERROR "gemmscope: GEMMSCOPE_DEEPGEMM_DIR is set but unusable: ${_gemmscope_deepgemm_why}")
 else()
   string(CONCAT GEMMSCOPE_DEEPGEMM_SUMMARY "no DeepGEMM (${_gemmscope_deepgemm_why}): "
-         "--provider=deepgemm refuses its cases and its GPU tests skip; to build it: "
+         "--provider=deepgemm and --grouped=deepgemm refuse their cases and its GPU tests skip; to build it: "
          "-DGEMMSCOPE_DEEPGEMM_DIR=<a clone of ${GEMMSCOPE_DEEPGEMM_REPOSITORY} at "
          "${GEMMSCOPE_DEEPGEMM_COMMIT}>, or let configure fetch that (GEMMSCOPE_DEEPGEMM_FETCH=ON, "
          "in a build with CUTLASS, where the repository can be reached)")

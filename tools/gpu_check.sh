@@ -308,6 +308,11 @@ stage_peer() {
   } | tee "$out/peer.txt"
 }
 
+# stage_peer_deepgemm: DeepGEMM's own m-grouped kernel on the FP8Block expert cases, in a file of
+# its own (it says what it needs carried).
+# shellcheck source=tools/gpu_check_deepgemm_peer.sh
+source tools/gpu_check_deepgemm_peer.sh
+
 # The peer on the BF16 expert cases: torch._grouped_mm (one CUTLASS kernel for all of a rank's
 # experts) beside gemm_bench's --grouped=$PEER_MOE_GROUPED (default auto, gemm_bench's own
 # default) on the same names, for each workload of
@@ -315,11 +320,6 @@ stage_peer() {
 # gemm_bench; the first gemm_bench JSON gives the peer gemm_bench's rows per expert
 # (--context_from), and each pair is compared, one with gemm_bench first and one with torch first.
 # About 30 s a process, so 6 minutes for the three default workloads.
-# stage_peer_deepgemm: DeepGEMM's own m-grouped kernel on the FP8Block expert cases, in a file of
-# its own (it says what it needs carried).
-# shellcheck source=tools/gpu_check_deepgemm_peer.sh
-source tools/gpu_check_deepgemm_peer.sh
-
 stage_peer_moe() {
   local python=python3
   [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
