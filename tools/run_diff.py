@@ -19,14 +19,15 @@ import subprocess
 import sys
 
 
-def case_entries(path):
+def case_entries(path, keep_failed=False):
     """name -> the entry of each case in a file (the median aggregate if there are
-    repetitions)."""
+    repetitions); a failed or skipped case only with keep_failed, as its entry (error_occurred
+    or skipped set)."""
     with open(path) as f:
         data = json.load(f)
     plain, medians = {}, {}
     for entry in data.get("benchmarks", []):
-        if entry.get("error_occurred") or entry.get("skipped"):
+        if not keep_failed and (entry.get("error_occurred") or entry.get("skipped")):
             continue
         name = entry.get("run_name", entry["name"])
         if entry.get("run_type") == "aggregate":
@@ -34,7 +35,8 @@ def case_entries(path):
                 medians[name] = entry
         else:
             plain.setdefault(name, entry)
-    return medians or plain
+    # A failed case has no aggregate: kept, it stays a plain entry beside the others' medians.
+    return {**plain, **medians} if keep_failed else (medians or plain)
 
 
 def percentile(values, fraction):

@@ -77,7 +77,6 @@ error above REFERENCE_TOLERANCE fails the case.
 """
 
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -572,22 +571,6 @@ def import_checked(torch):
     return context
 
 
-def case_results(path):
-    """name -> a Google Benchmark JSON's entry of each case: its median aggregate where it has
-    repetitions, else its first repetition (errors included, as entries with error_occurred)."""
-    with open(path) as f:
-        entries = json.load(f).get("benchmarks", [])
-    plain, medians = {}, {}
-    for entry in entries:
-        name = entry.get("run_name", entry["name"])
-        if entry.get("run_type") == "aggregate":
-            if entry.get("aggregate_name") == "median":
-                medians[name] = entry
-        else:
-            plain.setdefault(name, entry)
-    return {**plain, **medians}
-
-
 def algorithm(entry):
     """What a case's label says ran, its notes ([...]) left out."""
     return entry.get("label", "").split(" [")[0]
@@ -596,7 +579,10 @@ def algorithm(entry):
 def comparison_table(peer_path, ours_path):
     """The cases of the peer's JSON that gemm_bench's also has, side by side, as a Markdown
     table: TFLOP/s of each, gemm_bench's speed over DeepGEMM's (time over time), what each ran."""
-    peer, ours = case_results(peer_path), case_results(ours_path)
+    # tools/run_diff.py, beside the command (on the path as tools/alone_summary.py has it).
+    from run_diff import case_entries
+    peer = case_entries(peer_path, keep_failed=True)
+    ours = case_entries(ours_path, keep_failed=True)
     lines = ["| case | gemm_bench TFLOP/s | DeepGEMM TFLOP/s | gemm_bench / DeepGEMM | "
              "gemm_bench ran | DeepGEMM ran |", "| --- | ---: | ---: | ---: | --- | --- |"]
     for name, theirs in peer.items():
