@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
@@ -53,36 +52,6 @@ const std::vector<Configuration>& configurations() {
   return all;
 }
 
-class DeepGemmDenseGemm final : public GroupedGemm {
- public:
-  DeepGemmDenseGemm(const detail::Fp8BlockGemm& p, const Configuration& config,
-                    std::string algorithm)
-      : launch_(config, p.k),
-        algorithm_(std::move(algorithm)),
-        m_(static_cast<uint32_t>(p.m)),
-        n_(static_cast<uint32_t>(p.n)),
-        k_(static_cast<uint32_t>(p.k)),
-        // Our VEC128_32F scales are DeepGEMM's MN-major, TMA-aligned ones: [k_blocks][padded m].
-        maps_(deepgemm::operand_maps(kName, config, p.a, p.m, p.b, p.n, p.d, p.n, p.k, p.scale_a,
-                                     round_up(p.m, kScaleRowAlignment))),
-        scale_b_(p.scale_b, ceil_div(p.n, kFp8ScaleBlock), p.k) {}
-
-  void run(cudaStream_t stream) const override {
-    scale_b_.copy(stream);
-    launch_({scale_b_.read(), nullptr, m_, n_, k_, maps_.a, maps_.b, maps_.d, maps_.scale_a},
-            stream);
-  }
-  std::string algorithm() const override { return algorithm_; }
-  size_t launches() const override { return scale_b_.copied() ? 2 : 1; }
-
- private:
-  deepgemm::Launch launch_;
-  std::string algorithm_;
-  uint32_t m_, n_, k_;
-  deepgemm::OperandMaps maps_;
-  deepgemm::WeightScales scale_b_;
-};
-
 }  // namespace
 
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmProblem& problem,
@@ -90,11 +59,24 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmPr
   const detail::Fp8BlockGemm checked = detail::check_fp8_block_gemm(problem, kName);
   deepgemm::require_1d2d(kName, checked.scaling == detail::BlockScaling::k1d2d, checked.k);
   deepgemm::require_deepgemm_gpu(kName);
+  deepgemm::Operands operands{};
+  operands.a = checked.a;
+  operands.a_rows = checked.m;
+  operands.b = checked.b;
+  operands.b_rows = checked.n;
+  operands.d = checked.d;
+  operands.n = checked.n;
+  operands.k = checked.k;
+  // Our VEC128_32F scales are DeepGEMM's MN-major, TMA-aligned ones: [k_blocks][padded m].
+  operands.scale_a = checked.scale_a;
+  operands.scale_a_stride = round_up(checked.m, kScaleRowAlignment);
+  operands.scale_b = checked.scale_b;
+  operands.scale_b_rows = ceil_div(checked.n, kFp8ScaleBlock);
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
   for (const Configuration* config :
        deepgemm::by_modelled_time(configurations(), checked.m, checked.n)) {
-    gemms.push_back(std::make_unique<DeepGemmDenseGemm>(
-        checked, *config,
+    gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(
+        kName, *config, operands, nullptr,
         "DeepGEMM sm90 FP8 1x128 x 128x128 block scales (" + deepgemm::describe(*config) + ")"));
   }
   return gemms;

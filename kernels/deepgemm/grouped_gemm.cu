@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
@@ -149,41 +148,6 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
   return p;
 }
 
-class DeepGemmGroupedGemm final : public GroupedGemm {
- public:
-  // `row_expert`: p.row_expert in device memory, shared by every configuration.
-  DeepGemmGroupedGemm(const MGroupedProblem& p, std::shared_ptr<DeviceBuffer<int>> row_expert,
-                      const Configuration& config, std::string algorithm)
-      : launch_(config, p.k),
-        algorithm_(std::move(algorithm)),
-        row_expert_(std::move(row_expert)),
-        m_(static_cast<uint32_t>(p.m)),
-        n_(static_cast<uint32_t>(p.n)),
-        k_(static_cast<uint32_t>(p.k)),
-        // The stacked scales are DeepGEMM's MN-major ones: [k_blocks][m], m a multiple of 128.
-        maps_(deepgemm::operand_maps(kName, config, p.a, p.m, p.b, p.groups * p.n, p.d, p.n, p.k,
-                                     p.scale_a, p.m)),
-        // Every expert's 128x128 scales, expert after expert: one copy covers them all.
-        scale_b_(p.scale_b, p.groups * ceil_div(p.n, kFp8ScaleBlock), p.k) {}
-
-  void run(cudaStream_t stream) const override {
-    scale_b_.copy(stream);
-    launch_(
-        {scale_b_.read(), row_expert_->get(), m_, n_, k_, maps_.a, maps_.b, maps_.d, maps_.scale_a},
-        stream);
-  }
-  std::string algorithm() const override { return algorithm_; }
-  size_t launches() const override { return scale_b_.copied() ? 2 : 1; }
-
- private:
-  deepgemm::Launch launch_;
-  std::string algorithm_;
-  std::shared_ptr<DeviceBuffer<int>> row_expert_;
-  uint32_t m_, n_, k_;
-  deepgemm::OperandMaps maps_;
-  deepgemm::WeightScales scale_b_;
-};
-
 }  // namespace
 
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
@@ -194,10 +158,22 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
   auto table = std::make_shared<DeviceBuffer<int>>(p.row_expert.size());
   CUDA_CHECK(cudaMemcpy(table->get(), p.row_expert.data(), p.row_expert.size() * sizeof(int),
                         cudaMemcpyHostToDevice));
+  deepgemm::Operands operands{};
+  operands.a = p.a;
+  operands.a_rows = p.m;
+  operands.b = p.b;
+  operands.b_rows = p.groups * p.n;  // every expert's weight, one after another
+  operands.d = p.d;
+  operands.n = p.n;
+  operands.k = p.k;
+  operands.scale_a = p.scale_a;  // stacked: DeepGEMM's MN-major [k_blocks][m]
+  operands.scale_a_stride = p.m;
+  operands.scale_b = p.scale_b;  // every expert's 128x128 scales, one after another
+  operands.scale_b_rows = p.groups * ceil_div(p.n, kFp8ScaleBlock);
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
   for (const Configuration* config : deepgemm::by_modelled_time(configurations(), p.m, p.n)) {
-    gemms.push_back(std::make_unique<DeepGemmGroupedGemm>(
-        p, table, *config,
+    gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(
+        kName, *config, operands, table,
         "DeepGEMM sm90 m-grouped FP8 1x128 x 128x128 block scales, " + std::to_string(p.groups) +
             " experts (" + deepgemm::describe(*config) + ")"));
   }

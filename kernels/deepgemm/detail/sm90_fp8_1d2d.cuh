@@ -25,14 +25,17 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
 
 #include "kernels/detail/sm90_device.h"
 #include "kernels/device_buffer.h"
+#include "kernels/grouped_gemm.h"
 #include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"
 #include "quant/fp8/scale_layout.h"
@@ -314,6 +317,55 @@ class Launch {
   Configuration config_;
   cudaLaunchAttribute cluster_{};
   cudaLaunchConfig_t launch_{};
+};
+
+// Where a GEMM's operands are, in the kernel's terms (operand_maps, WeightScales).
+struct Operands {
+  const void* a;
+  int64_t a_rows;  // m
+  const void* b;
+  int64_t b_rows;  // n, or every expert's n
+  void* d;
+  int64_t n, k;
+  const float* scale_a;
+  int64_t scale_a_stride;
+  const float* scale_b;  // 128x128, padded BLK128x128_32F rows
+  int64_t scale_b_rows;  // ceil(b_rows / 128)
+};
+
+// One configuration planned on one problem: the descriptors, the weight scales' copy where one is
+// needed, and the launch; `row_expert` (MGroupedContiguous: each row's expert, in device memory,
+// shared by the problem's configurations) is null for a dense GEMM.
+class Sm90Fp8Gemm final : public GroupedGemm {
+ public:
+  Sm90Fp8Gemm(const char* who, const Configuration& config, const Operands& x,
+              std::shared_ptr<DeviceBuffer<int>> row_expert, std::string algorithm)
+      : launch_(config, x.k),
+        algorithm_(std::move(algorithm)),
+        row_expert_(std::move(row_expert)),
+        m_(static_cast<uint32_t>(x.a_rows)),
+        n_(static_cast<uint32_t>(x.n)),
+        k_(static_cast<uint32_t>(x.k)),
+        maps_(operand_maps(who, config, x.a, x.a_rows, x.b, x.b_rows, x.d, x.n, x.k, x.scale_a,
+                           x.scale_a_stride)),
+        scale_b_(x.scale_b, x.scale_b_rows, x.k) {}
+
+  void run(cudaStream_t stream) const override {
+    scale_b_.copy(stream);
+    launch_({scale_b_.read(), row_expert_ ? row_expert_->get() : nullptr, m_, n_, k_, maps_.a,
+             maps_.b, maps_.d, maps_.scale_a},
+            stream);
+  }
+  std::string algorithm() const override { return algorithm_; }
+  size_t launches() const override { return scale_b_.copied() ? 2 : 1; }
+
+ private:
+  Launch launch_;
+  std::string algorithm_;
+  std::shared_ptr<DeviceBuffer<int>> row_expert_;
+  uint32_t m_, n_, k_;
+  OperandMaps maps_;
+  WeightScales scale_b_;
 };
 
 }  // namespace gemmscope::deepgemm
