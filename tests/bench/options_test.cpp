@@ -320,7 +320,8 @@ TEST(Options, GroupedRefusesUnknownRepeatedAndEmptyImplementations) {
       ADD_FAILURE() << value << " was accepted";
     } catch (const std::invalid_argument& e) {
       EXPECT_THAT(e.what(), HasSubstr("--grouped")) << value;
-      EXPECT_THAT(e.what(), HasSubstr("auto or a comma-separated list of loop, cublas, cutlass, deepgemm"))
+      EXPECT_THAT(e.what(),
+                  HasSubstr("auto or a comma-separated list of loop, cublas, cutlass, deepgemm"))
           << value;
       EXPECT_THAT(e.what(), Not(HasSubstr("true"))) << value << ": a value never typed";
     }
