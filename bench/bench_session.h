@@ -53,6 +53,7 @@ struct CaseDefinition {
 class BenchSession {
  public:
   explicit BenchSession(const BenchOptions& options);
+  const BenchOptions& options() const { return options_; }
   ~BenchSession();
 
   // Keeps `definition` for run_case(); returns its index.

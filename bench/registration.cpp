@@ -2,6 +2,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -70,7 +72,10 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
     const Recipe* recipe = owned.get();
     if (!recipe->quantizes())
       continue;
-    for (const QuantizeSpec& spec : quantize_specs(workload, recipe->group_row_alignment())) {
+    // Padded as the recipe's GEMM cases pad the same tensors (QuantizedGemmCase).
+    const int64_t alignment =
+        std::max(recipe->group_row_alignment(), session.options().grouped.group_row_alignment());
+    for (const QuantizeSpec& spec : quantize_specs(workload, alignment)) {
       // Quantization runs on any GPU: these cases are never skipped for the GEMM's reasons. A
       // grouped operand's cases are a group of their own, as its GEMM cases are.
       const std::string group =

@@ -198,6 +198,26 @@ TEST(GemmBenchCli, ListsEveryGemmCaseBeforeEveryQuantizeCase) {
   EXPECT_EQ(all.size(), 180u + 5 * 27);
 }
 
+// --grouped=deepgemm pads each expert's rows to 128 for its kernel: the expert quantization cases
+// pad the same, so that they time the casts the GEMM cases run (skewed routing: rows of no
+// alignment). Without it, FP8 pads to 16.
+TEST(GemmBenchCli, ExpertQuantizeCasesPadAsTheListedGroupedProvidersNeed) {
+  const std::string flags =
+      "--model=qwen3-30b-a3b --expert_parallel=8 --routing=skewed "
+      "--benchmark_filter=^FP8Block/Quantize/x/rowwise/G:.*/C:2048/";
+  const std::vector<std::string> sixteen = listing(flags);
+  const std::vector<std::string> deepgemm = listing(flags + " --grouped=deepgemm");
+  ASSERT_EQ(sixteen.size(), 1u);
+  ASSERT_EQ(deepgemm.size(), 1u);
+  const auto rows = [](const std::string& name) {
+    const size_t at = name.find("/R:") + 3;
+    return std::stoll(name.substr(at, name.find('/', at) - at));
+  };
+  EXPECT_EQ(rows(sixteen[0]) % 16, 0) << sixteen[0];
+  EXPECT_EQ(rows(deepgemm[0]) % 128, 0) << deepgemm[0];
+  EXPECT_GT(rows(deepgemm[0]), rows(sixteen[0])) << "skewed routing leaves rows to pad";
+}
+
 TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
   const std::vector<std::string> all = listing("");
   ASSERT_FALSE(all.empty());
