@@ -123,9 +123,13 @@ std::vector<const GemmProvider*> providers_to_try(const ImplementationList& list
   return providers;
 }
 
-bool stacked_row_scales_wanted(const ImplementationList& grouped) {
+bool stacked_row_scales_wanted(const ImplementationList& grouped,
+                               const std::vector<int64_t>& group_rows) {
   for (const GemmProvider* provider : providers_to_try(grouped, grouped_providers())) {
-    if (provider->reads_stacked_row_scales)
+    const bool takes_rows = std::all_of(group_rows.begin(), group_rows.end(), [&](int64_t rows) {
+      return rows % provider->group_row_alignment == 0;
+    });
+    if (provider->reads_stacked_row_scales && takes_rows)
       return true;
   }
   return false;

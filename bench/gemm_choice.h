@@ -57,8 +57,9 @@ std::vector<const GemmProvider*> providers_to_try(const ImplementationList& list
                                                   const std::vector<GemmProvider>& every);
 
 // Whether a grouped case's quantizers should write the stacked 1x128 row scales: some provider
-// the case tries (--grouped) reads them.
-bool stacked_row_scales_wanted(const ImplementationList& grouped);
+// the case tries (--grouped) reads them and can take its groups' (padded) rows.
+bool stacked_row_scales_wanted(const ImplementationList& grouped,
+                               const std::vector<int64_t>& group_rows);
 
 // `emulate`: the recipe's GEMMs run emulated on this GPU (only cuBLASLt's path does that).
 // Throws Unsupported listing every implementation's reason when none can run the problems.

@@ -83,9 +83,11 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
       registrar.add({quantize_case_name(recipe->name(), spec), group,
                      [](const DeviceInfo&) { return std::string(); },
                      [recipe, spec](const RecipeContext& context) {
-                       return prepare_quantize_case(*recipe, spec,
-                                                    stacked_row_scales_wanted(context.grouped),
-                                                    context.stream);
+                       return prepare_quantize_case(
+                           *recipe, spec,
+                           !spec.group_rows.empty() &&
+                               stacked_row_scales_wanted(context.grouped, spec.group_rows),
+                           context.stream);
                      }});
     }
   }

@@ -70,7 +70,8 @@ class QuantizedGemmCase : public GemmCase {
                  context.stream) {
     // A grouped layer quantizes each expert's slices with their own scales, as
     // TransformerEngine's GroupedLinear does: one quantizer per operand covers every expert.
-    const bool stacked = spec.gemm.grouped() && stacked_row_scales_wanted(context.grouped);
+    const bool stacked =
+        spec.gemm.grouped() && stacked_row_scales_wanted(context.grouped, tensors_.group_rows());
     const auto quantized_operand = [&](const OperandUse& use) {
       QuantizedOperand operand{
           use, recipe.make_quantizer(operand_source(tensors_, use, stacked), context.stream)};

@@ -73,6 +73,24 @@ TEST(GemmChoice, TrialTimesListEveryCandidateInTheOrderTried) {
             "loop 300.0 us; cutlass 128x128 200.0 us (kept); cutlass 64x128 not timed");
 }
 
+// A quantizer writes the stacked 1x128 scales only for a provider the case tries that reads them
+// and can take its experts' (padded) rows; under auto that is whichever of the grouped providers
+// reads them in this build.
+TEST(StackedRowScales, WantedWhereATriedProviderReadsThemAndTakesTheRows) {
+  const GemmProvider reads{"reads", false, nullptr, 128, true};
+  const GemmProvider ignores{"ignores", false, nullptr, 1, false};
+  const std::vector<int64_t> whole_tiles = {128, 256, 384};
+  const std::vector<int64_t> sixteen = {128, 48};
+  EXPECT_TRUE(stacked_row_scales_wanted(ImplementationList::only({&reads}), whole_tiles));
+  EXPECT_TRUE(stacked_row_scales_wanted(ImplementationList::only({&ignores, &reads}), whole_tiles));
+  EXPECT_FALSE(stacked_row_scales_wanted(ImplementationList::only({&reads}), sixteen));
+  EXPECT_FALSE(stacked_row_scales_wanted(ImplementationList::only({&ignores}), whole_tiles));
+  bool any_reads = false;
+  for (const GemmProvider& provider : grouped_providers())
+    any_reads = any_reads || provider.reads_stacked_row_scales;
+  EXPECT_EQ(stacked_row_scales_wanted(ImplementationList{}, whole_tiles), any_reads);
+}
+
 TEST(GemmChoice, NeedsACandidate) {
   EXPECT_THROW(GemmChoice({}, "loop: no"), std::invalid_argument);
 }
