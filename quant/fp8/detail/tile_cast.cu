@@ -45,6 +45,8 @@ struct KernelParams {
   float* columnwise_scale_inv;
   float* stacked_rowwise_scale_inv;  // or null
   int64_t stacked_scale_stride;
+  const uint32_t* row_amax_bits;  // kRowwise
+  const uint32_t* col_amax_bits;
 };
 
 // One tensor of a grouped cast, in device memory: its arguments, where the grouped amax kernel
@@ -270,6 +272,15 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
           *reinterpret_cast<const uint4*>(&tile[tile_offset_bands_below(second_offset, 2 * i)]);
 
       float scale = common_scale;
+      if constexpr (kScaling == TileScaling::kRowwise) {
+        // The row's scale from its amax over every column; the first tile column writes it.
+        if (r < tile_rows) {
+          const uint32_t scale_bits = e4m3_power_of_2_scale_bits(p.row_amax_bits[row0 + r]);
+          scale = __uint_as_float(scale_bits);
+          if (group == 0 && tile_col == 0)
+            p.rowwise_scale_inv[row0 + r] = __uint_as_float(power_of_2_inverse_bits(scale_bits));
+        }
+      }
       if constexpr (kScaling == TileScaling::kVec128) {
         const uint32_t lanes = max_over_8_lanes(
             finish_magnitudes(max_magnitudes(max_magnitudes(first), max_magnitudes(second))));
@@ -310,6 +321,19 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
     }
 
     float scales[4] = {common_scale, common_scale, common_scale, common_scale};
+    if constexpr (kScaling == TileScaling::kRowwise) {
+      // Each column's scale from its amax over every row; the first tile row writes it.
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int64_t col = col0 + quad * 4 + j;
+        if (quad * 4 + j < tile_cols) {
+          const uint32_t scale_bits = e4m3_power_of_2_scale_bits(p.col_amax_bits[col]);
+          scales[j] = __uint_as_float(scale_bits);
+          if (group == 0 && tile_row == 0)
+            p.columnwise_scale_inv[col] = __uint_as_float(power_of_2_inverse_bits(scale_bits));
+        }
+      }
+    }
     if constexpr (kScaling == TileScaling::kVec128) {
       uint32_t lanes_01 = rows[0].x;  // columns 0 and 1 of the slice
       uint32_t lanes_23 = rows[0].y;  // columns 2 and 3
@@ -449,6 +473,9 @@ void launch_scaling(TileScaling scaling, ElementFormat format, const Params& par
     case TileScaling::kBlock128x128:
       launch_kernel<TileScaling::kBlock128x128, __NV_E4M3>(params, aligned, blocks, stream);
       return;
+    case TileScaling::kRowwise:
+      launch_kernel<TileScaling::kRowwise, __NV_E4M3>(params, aligned, blocks, stream);
+      return;
   }
 }
 
@@ -473,6 +500,8 @@ KernelParams kernel_params(const TileCastArgs& args) {
   params.columnwise_scale_inv = args.columnwise_scale_inv;
   params.stacked_rowwise_scale_inv = args.stacked_rowwise_scale_inv;
   params.stacked_scale_stride = args.stacked_scale_stride;
+  params.row_amax_bits = args.row_amax_bits;
+  params.col_amax_bits = args.col_amax_bits;
   return params;
 }
 

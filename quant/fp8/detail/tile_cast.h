@@ -26,6 +26,8 @@ enum class TileScaling {
   kTensorwise,    // one scale read from device memory
   kVec128,        // a power-of-2 scale per 1x128 (rowwise) and per 128x1 (columnwise) block
   kBlock128x128,  // a power-of-2 scale per 128x128 block, shared by both copies
+  kRowwise,       // a power-of-2 scale per whole row (rowwise copy) and per whole column
+                  // (columnwise copy), from the amaxes quant/fp8/detail/line_amax.h wrote
 };
 
 struct TileCastArgs {
@@ -48,6 +50,10 @@ struct TileCastArgs {
   // no padding slots.
   float* stacked_rowwise_scale_inv = nullptr;
   int64_t stacked_scale_stride = 0;
+  // kRowwise: each row's and each column's amax as FP32 bits (line_amax.h), for the copies
+  // requested; its scale_inv outputs are then [rows] and [cols].
+  const uint32_t* row_amax_bits = nullptr;
+  const uint32_t* col_amax_bits = nullptr;
 };
 
 void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream);

@@ -1,0 +1,63 @@
+#include "quant/fp8/rowwise.h"
+
+#include "quant/fp8/detail/argument_checks.h"
+#include "quant/fp8/detail/line_amax.h"
+#include "quant/fp8/detail/tile_cast.h"
+
+namespace gemmscope {
+namespace {
+
+constexpr size_t kAlignment = 16;
+
+size_t aligned(size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+}  // namespace
+
+size_t fp8_rowwise_workspace_bytes(int64_t rows, int64_t cols) {
+  return aligned(static_cast<size_t>(rows) * sizeof(uint32_t)) +
+         aligned(static_cast<size_t>(cols) * sizeof(uint32_t));
+}
+
+void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                          const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream) {
+  const char* function = "quantize_fp8_rowwise";
+  detail::require_not_null(function, "input", input);
+  detail::require_positive(function, "rows", rows);
+  detail::require_positive(function, "cols", cols);
+  detail::require_some_copy(function, targets.rowwise, targets.columnwise);
+  detail::require_not_null(function, "workspace", workspace);
+  if (targets.rowwise != nullptr)
+    detail::require_not_null(function, "rowwise_scale_inv", targets.rowwise_scale_inv);
+  if (targets.columnwise != nullptr)
+    detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
+
+  auto* row_amax = static_cast<uint32_t*>(workspace);
+  auto* col_amax = reinterpret_cast<uint32_t*>(
+      static_cast<uint8_t*>(workspace) + aligned(static_cast<size_t>(rows) * sizeof(uint32_t)));
+  detail::launch_line_amax(input, rows, cols, targets.rowwise != nullptr ? row_amax : nullptr,
+                           targets.columnwise != nullptr ? col_amax : nullptr, stream);
+
+  detail::TileCastArgs args;
+  args.input = input;
+  args.rows = rows;
+  args.cols = cols;
+  args.format = ElementFormat::kE4M3;
+  args.scaling = detail::TileScaling::kRowwise;
+  args.rowwise = targets.rowwise;
+  args.columnwise = targets.columnwise;
+  args.rowwise_scale_inv = targets.rowwise_scale_inv;
+  args.columnwise_scale_inv = targets.columnwise_scale_inv;
+  args.row_amax_bits = row_amax;
+  args.col_amax_bits = col_amax;
+  detail::launch_tile_cast(args, stream);
+}
+
+size_t fp8_rowwise_launches(const Fp8RowwiseTargets& targets) {
+  const size_t copies =
+      (targets.rowwise != nullptr ? 1 : 0) + (targets.columnwise != nullptr ? 1 : 0);
+  return copies + 2;  // a memset a copy, the amax pass, the cast
+}
+
+}  // namespace gemmscope

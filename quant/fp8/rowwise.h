@@ -1,0 +1,49 @@
+#pragma once
+// FP8 rowwise scaling (FP8Rowwise), as torchao's float8 training runs it on Hopper ("rowwise"):
+// E4M3 for every operand, one power-of-2 FP32 scale per row along the contraction dimension.
+// A copy's rows are what it is contracted along, so
+//
+//   rowwise copy     [rows, cols], one scale per row, over its cols      (X, dY per token; W per
+//                                                                         output row)
+//   columnwise copy  [cols, rows] (the transpose), one scale per original column, over the rows
+//                                                                        (dY, X per feature; W
+//                                                                         per input column)
+//
+// The scale is the block recipes' (scale_from_amax(amax, 448, power_of_2), quant/fp8/detail/
+// scale_policy.h): 448 / amax rounded down to a power of two. torchao clamps amax at 1e-12 where
+// this takes 1 for a line of zeros; both quantize such a line to zeros.
+//
+// Two passes: every row's and column's amax (quant/fp8/detail/line_amax.h), then one cast of the
+// requested copies through the shared tile kernel (quant/fp8/detail/tile_cast.h). Scales out:
+// FP32 scale_inv, [rows] for the rowwise copy and [cols] for the columnwise one, what cuBLASLt's
+// OUTER_VEC_32F scale mode reads. All device work on `stream`, no host synchronisation. Input BF16
+// [rows, cols], any positive size; either copy may be skipped (null data and scale pointers),
+// not both.
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gemmscope {
+
+struct Fp8RowwiseTargets {
+  uint8_t* rowwise = nullptr;             // [rows, cols]
+  float* rowwise_scale_inv = nullptr;     // [rows], required with rowwise
+  uint8_t* columnwise = nullptr;          // [cols, rows]
+  float* columnwise_scale_inv = nullptr;  // [cols], required with columnwise
+};
+
+// Bytes of device memory quantize_fp8_rowwise needs beside its outputs (each row's and column's
+// amax); `workspace` must be that large and 16-byte aligned.
+size_t fp8_rowwise_workspace_bytes(int64_t rows, int64_t cols);
+
+void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                          const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream);
+
+// Kernels and memsets one call enqueues: a memset and the amax pass a requested copy, then the
+// cast (4 with both copies, 3 with one).
+size_t fp8_rowwise_launches(const Fp8RowwiseTargets& targets);
+
+}  // namespace gemmscope

@@ -1,0 +1,171 @@
+// GPU tests of the FP8 rowwise quantizer (quant/fp8/rowwise.h) against its host reference, bit
+// for bit: data and scales of each copy, on odd and aligned shapes (rows and columns that end in
+// partial tiles, columns that are not a multiple of 16: the cast's scalar path), lines whose
+// magnitudes differ (so a scale read from the wrong line shows), lines of zeros, NaN and infinity,
+// into poisoned and guarded buffers; the reference's own scale math is pinned to hand-checked
+// values, which needs no GPU.
+
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/device_buffer.h"
+#include "quant/fp8/format.h"
+#include "quant/fp8/rowwise.h"
+#include "quant/fp8/rowwise_reference.h"
+#include "tests/gpu_test_support.h"
+#include "tests/quant/fp8_test_support.h"
+
+namespace gemmscope {
+namespace {
+
+using testing::Shape;
+
+const Shape kShapes[] = {{1, 1},     {1, 16},      {17, 272}, {128, 128},  {257, 391},
+                         {333, 100}, {1000, 2048}, {130, 4},  {4096, 1536}};
+
+// random_bf16 times 2^((r + 3c) % 9 - 4): neighbouring rows and columns get other scales.
+std::vector<__nv_bfloat16> lines_of_other_magnitudes(const Shape& shape, uint32_t seed) {
+  std::vector<__nv_bfloat16> values = testing::random_bf16(shape.rows, shape.cols, seed);
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    for (int64_t c = 0; c < shape.cols; ++c) {
+      __nv_bfloat16& v = values[r * shape.cols + c];
+      v = __float2bfloat16(__bfloat162float(v) *
+                           std::ldexp(1.0f, static_cast<int>((r + 3 * c) % 9) - 4));
+    }
+  }
+  return values;
+}
+
+void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input,
+                                         const Shape& shape, bool want_rowwise,
+                                         bool want_columnwise) {
+  SCOPED_TRACE(testing::shape_name(shape) + (want_rowwise ? " rowwise" : "") +
+               (want_columnwise ? " columnwise" : ""));
+  const int64_t count = shape.rows * shape.cols;
+  const auto device_input = testing::upload(input);
+  testing::PoisonedBuffer<uint8_t> rowwise(count), columnwise(count);
+  testing::PoisonedBuffer<float> rowwise_scales(shape.rows), columnwise_scales(shape.cols);
+  DeviceBuffer<uint8_t> workspace(fp8_rowwise_workspace_bytes(shape.rows, shape.cols));
+  Fp8RowwiseTargets targets;
+  if (want_rowwise) {
+    targets.rowwise = rowwise.get();
+    targets.rowwise_scale_inv = rowwise_scales.get();
+  }
+  if (want_columnwise) {
+    targets.columnwise = columnwise.get();
+    targets.columnwise_scale_inv = columnwise_scales.get();
+  }
+  // Twice: the amaxes of the first call must not leak into the second.
+  for (int call = 0; call < 2; ++call) {
+    quantize_fp8_rowwise(device_input.get(), shape.rows, shape.cols, targets, workspace.get(),
+                         nullptr);
+  }
+
+  std::vector<uint8_t> expected_rowwise(count), expected_columnwise(count);
+  std::vector<float> expected_rowwise_scales(shape.rows), expected_columnwise_scales(shape.cols);
+  reference_quantize_fp8_rowwise(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
+                                 expected_rowwise_scales.data(), expected_columnwise.data(),
+                                 expected_columnwise_scales.data());
+  if (want_rowwise) {
+    EXPECT_EQ(testing::mismatches(rowwise.contents(), expected_rowwise), "") << "rowwise data";
+    EXPECT_EQ(testing::mismatches(rowwise_scales.contents(), expected_rowwise_scales), "")
+        << "rowwise scales";
+  } else {
+    EXPECT_EQ(rowwise.contents(), std::vector<uint8_t>(count, 0xFF)) << "rowwise not requested";
+  }
+  if (want_columnwise) {
+    EXPECT_EQ(testing::mismatches(columnwise.contents(), expected_columnwise), "")
+        << "columnwise data";
+    EXPECT_EQ(testing::mismatches(columnwise_scales.contents(), expected_columnwise_scales), "")
+        << "columnwise scales";
+  } else {
+    EXPECT_EQ(columnwise.contents(), std::vector<uint8_t>(count, 0xFF))
+        << "columnwise not requested";
+  }
+  EXPECT_TRUE(rowwise.guard_intact() && columnwise.guard_intact() &&
+              rowwise_scales.guard_intact() && columnwise_scales.guard_intact())
+      << "written past the end of an output";
+}
+
+TEST(Fp8RowwiseGpu, EveryCopyMatchesReference) {
+  GEMMSCOPE_REQUIRE_GPU();
+  uint32_t seed = 900;
+  for (const Shape& shape : kShapes) {
+    const auto input = lines_of_other_magnitudes(shape, seed++);
+    expect_rowwise_quantization_matches(input, shape, true, true);
+    expect_rowwise_quantization_matches(input, shape, true, false);
+    expect_rowwise_quantization_matches(input, shape, false, true);
+  }
+}
+
+// A row and a column of zeros (scale 1), an infinity (its lines saturate, scale 1), NaNs
+// (ignored by the amax, kept as NaN) and subnormals (huge power-of-2 scales).
+TEST(Fp8RowwiseGpu, LinesOfZerosInfinityNanAndSubnormals) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const Shape shape{300, 1000};
+  auto input = lines_of_other_magnitudes(shape, 950);
+  for (int64_t c = 0; c < shape.cols; ++c)
+    input[5 * shape.cols + c] = __float2bfloat16(0.0f);
+  for (int64_t r = 0; r < shape.rows; ++r)
+    input[r * shape.cols + 7] = __float2bfloat16(0.0f);
+  input[20 * shape.cols + 30] = __float2bfloat16(std::numeric_limits<float>::infinity());
+  input[40 * shape.cols + 50] = __float2bfloat16(std::numeric_limits<float>::quiet_NaN());
+  for (int64_t c = 0; c < shape.cols; ++c) {
+    input[60 * shape.cols + c] =
+        __float2bfloat16(std::numeric_limits<float>::min() * static_cast<float>(1 + c % 5) / 8.0f);
+  }
+  expect_rowwise_quantization_matches(input, shape, true, true);
+}
+
+// The reference's scale math, by hand: the row [1, -3.5, 0.25] has amax 3.5, 448 / 3.5 = 128,
+// already a power of two, so scale_inv 1/128 and the values survive exactly; the column of the
+// same three values in a 3x1 tensor gets the same scale on its columnwise copy (and each of its
+// rows, one value, a scale of its own); a line of zeros
+// takes scale 1; 448 / 3 = 149.3 rounds down to 128.
+TEST(Fp8RowwiseReference, ScalesArePowersOfTwoFromEachLinesAmax) {
+  const std::vector<__nv_bfloat16> row = {__float2bfloat16(1.0f), __float2bfloat16(-3.5f),
+                                          __float2bfloat16(0.25f)};
+  std::vector<uint8_t> data(3), transposed(3);
+  float scale_inv[3] = {};
+  float column_scale_inv[3] = {};
+  reference_quantize_fp8_rowwise(row.data(), 1, 3, data.data(), scale_inv, transposed.data(),
+                                 column_scale_inv);
+  EXPECT_EQ(scale_inv[0], 1.0f / 128.0f);
+  EXPECT_EQ(fp8_decode(data[1], ElementFormat::kE4M3) * scale_inv[0], -3.5f);
+  EXPECT_EQ(fp8_decode(data[2], ElementFormat::kE4M3) * scale_inv[0], 0.25f);
+  // Columnwise, each column of the 1x3 tensor is one value: its own scale.
+  EXPECT_EQ(column_scale_inv[1], 1.0f / 128.0f);
+  EXPECT_EQ(column_scale_inv[0], 1.0f / 256.0f);  // 448 / 1 = 448, down to 256
+
+  const std::vector<uint8_t> one_row = data;
+  reference_quantize_fp8_rowwise(row.data(), 3, 1, data.data(), scale_inv, transposed.data(),
+                                 column_scale_inv);
+  EXPECT_EQ(column_scale_inv[0], 1.0f / 128.0f) << "a 3x1 column's amax is 3.5";
+  EXPECT_EQ(transposed, one_row) << "the column of a 3x1 tensor quantizes as the 1x3 row";
+  EXPECT_EQ(scale_inv[0], 1.0f / 256.0f) << "each row of the 3x1 tensor is one value";
+
+  const std::vector<__nv_bfloat16> zeros(4, __float2bfloat16(0.0f));
+  reference_quantize_fp8_rowwise(zeros.data(), 1, 4, data.data(), scale_inv, nullptr, nullptr);
+  EXPECT_EQ(scale_inv[0], 1.0f);
+  const std::vector<__nv_bfloat16> three = {__float2bfloat16(3.0f)};
+  reference_quantize_fp8_rowwise(three.data(), 1, 1, data.data(), scale_inv, nullptr, nullptr);
+  EXPECT_EQ(scale_inv[0], 1.0f / 128.0f);
+}
+
+TEST(Fp8RowwiseLaunches, AMemsetACopyThenTheAmaxPassAndTheCast) {
+  Fp8RowwiseTargets both{reinterpret_cast<uint8_t*>(16), reinterpret_cast<float*>(32),
+                         reinterpret_cast<uint8_t*>(48), reinterpret_cast<float*>(64)};
+  EXPECT_EQ(fp8_rowwise_launches(both), 4u);
+  Fp8RowwiseTargets one = both;
+  one.columnwise = nullptr;
+  one.columnwise_scale_inv = nullptr;
+  EXPECT_EQ(fp8_rowwise_launches(one), 3u);
+}
+
+}  // namespace
+}  // namespace gemmscope
