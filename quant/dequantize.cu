@@ -46,6 +46,7 @@ void dequantize(const QuantizedTensor& q, float* out, cudaStream_t stream) {
     case ScaleLayout::kTensor:
     case ScaleLayout::kVec128:
     case ScaleLayout::kBlock128x128:
+    case ScaleLayout::kOuterVec:
       dequantize_fp8(q, out, stream);
       return;
     case ScaleLayout::kVec32Ue8m0:

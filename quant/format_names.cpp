@@ -26,6 +26,8 @@ const char* to_string(ScaleLayout layout) {
       return "Vec128";
     case ScaleLayout::kBlock128x128:
       return "Block128x128";
+    case ScaleLayout::kOuterVec:
+      return "OuterVec";
     case ScaleLayout::kVec32Ue8m0:
       return "Vec32Ue8m0";
     case ScaleLayout::kVec16Ue4m3:

@@ -24,6 +24,7 @@ enum class ScaleLayout {
   kTensor,        // one FP32 dequantization scale (cuBLASLt SCALAR_32F)
   kVec128,        // FP32 per 1x128 along cols: [ceil(cols/128)][roundup(rows,4)], rows fastest
   kBlock128x128,  // FP32 per 128x128: [ceil(rows/128)][roundup(ceil(cols/128),4)]
+  kOuterVec,      // FP32 per row, over all its cols: [rows] (cuBLASLt OUTER_VEC_32F; FP8Rowwise)
   kVec32Ue8m0,    // MXFP8: E8M0 per 1x32 along cols, swizzled 128x4 tiles
   kVec16Ue4m3,    // NVFP4: E4M3 per 1x16 along cols, swizzled 128x4 tiles, plus `tensor_scale`
 };

@@ -35,6 +35,10 @@ cublasLtMatmulMatrixScale_t cublas_scale_mode(ScaleLayout layout) {
       return CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
     case ScaleLayout::kBlock128x128:
       return CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    // A per-row vector of each operand: cuBLASLt's A (our right) scales its M = Q outputs, its B
+    // (our left) its N = P outputs.
+    case ScaleLayout::kOuterVec:
+      return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     case ScaleLayout::kVec32Ue8m0:
       return CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
     case ScaleLayout::kVec16Ue4m3:

@@ -25,6 +25,8 @@ __device__ __forceinline__ float scale_of(const float* scales, int64_t row, int6
     return scales[vec128_scale_index(row, col / kFp8ScaleBlock, rows)];
   } else if constexpr (kLayout == ScaleLayout::kBlock128x128) {
     return scales[block128_scale_index(row / kFp8ScaleBlock, col / kFp8ScaleBlock, cols)];
+  } else if constexpr (kLayout == ScaleLayout::kOuterVec) {
+    return scales[row];
   } else {
     return scales[0];
   }
@@ -85,6 +87,9 @@ void dequantize_fp8(const QuantizedTensor& q, float* out, cudaStream_t stream) {
       return;
     case ScaleLayout::kBlock128x128:
       launch<ScaleLayout::kBlock128x128>(q, out, stream);
+      return;
+    case ScaleLayout::kOuterVec:
+      launch<ScaleLayout::kOuterVec>(q, out, stream);
       return;
     default:
       throw std::invalid_argument(std::string("dequantize_fp8: not an FP8 scale layout: ") +

@@ -19,6 +19,8 @@ int64_t scale_count(ScaleLayout layout, int64_t rows, int64_t cols) {
       return vec128_scale_count(rows, cols);
     case ScaleLayout::kBlock128x128:
       return block128_scale_count(rows, cols);
+    case ScaleLayout::kOuterVec:
+      return rows;
     default:
       throw std::invalid_argument(std::string("Fp8OperandLayout: not an FP8 scale layout: ") +
                                   to_string(layout));

@@ -8,6 +8,7 @@
 //                         shared by both copies
 //   layout kVec128        FP8Block activations and gradients (1x128 along cols), E4M3
 //   layout kBlock128x128  FP8Block weights (128x128), E4M3
+//   layout kOuterVec      FP8Rowwise, every operand (one scale per row of each copy), E4M3
 //
 // The rowwise copy is [rows, cols]; the columnwise copy is its transpose [cols, rows], quantized
 // along its own cols (the original rows), which is what Hopper's TN-only FP8 GEMMs read for

@@ -192,10 +192,10 @@ TEST(GemmBenchCli, ListsEveryGemmCaseBeforeEveryQuantizeCase) {
   ASSERT_NE(first_quantize, all.begin());
   EXPECT_TRUE(std::all_of(first_quantize, all.end(), is_quantize_case));
   // The default config: 12 BF16 + 36 FP8Current (step, autocast, prequant) + 24 FP8Delayed
-  // (step, autocast) + 36 FP8Block + 36 MXFP8 + 36 NVFP4 GEMM cases, then 27 quantization cases
-  // for each of the five quantized recipes.
-  EXPECT_EQ(first_quantize - all.begin(), 180);
-  EXPECT_EQ(all.size(), 180u + 5 * 27);
+  // (step, autocast) + 36 FP8Block + 36 FP8Rowwise + 36 MXFP8 + 36 NVFP4 GEMM cases, then 27
+  // quantization cases for each of the six quantized recipes.
+  EXPECT_EQ(first_quantize - all.begin(), 216);
+  EXPECT_EQ(all.size(), 216u + 6 * 27);
 }
 
 // --grouped=deepgemm pads each expert's rows to 128 for its kernel: the expert quantization cases
@@ -227,10 +227,10 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
     if (std::find(groups.begin(), groups.end(), group_of(name)) == groups.end())
       groups.push_back(group_of(name));
   }
-  EXPECT_EQ(groups,
-            (std::vector<std::string>{"BF16", "FP8Current", "FP8Delayed", "FP8Block", "MXFP8",
-                                      "NVFP4", "FP8Current/Quantize", "FP8Delayed/Quantize",
-                                      "FP8Block/Quantize", "MXFP8/Quantize", "NVFP4/Quantize"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{
+                        "BF16", "FP8Current", "FP8Delayed", "FP8Block", "FP8Rowwise", "MXFP8",
+                        "NVFP4", "FP8Current/Quantize", "FP8Delayed/Quantize", "FP8Block/Quantize",
+                        "FP8Rowwise/Quantize", "MXFP8/Quantize", "NVFP4/Quantize"}));
 
   std::vector<std::string> union_of_shards;
   std::set<std::string> seen;
@@ -248,10 +248,11 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
       EXPECT_TRUE(seen.insert(name).second) << name << " is in two shards";
     union_of_shards.insert(union_of_shards.end(), names.begin(), names.end());
   }
-  // Groups 0, 3, 6, 9: 12 + 36 + 27 + 27; 1, 4, 7, 10: 36 + 36 + 27 + 27; 2, 5, 8: 24 + 36 + 27.
-  EXPECT_EQ(listing("--shard=0/3").size(), 102u);
+  // Groups 0, 3, 6, 9, 12: 12 + 36 + 36 + 27 + 27; 1, 4, 7, 10: 36 + 36 + 27 + 27; 2, 5, 8, 11:
+  // 24 + 36 + 27 + 27.
+  EXPECT_EQ(listing("--shard=0/3").size(), 138u);
   EXPECT_EQ(listing("--shard=1/3").size(), 126u);
-  EXPECT_EQ(listing("--shard=2/3").size(), 87u);
+  EXPECT_EQ(listing("--shard=2/3").size(), 114u);
   std::vector<std::string> sorted_all = all;
   std::sort(sorted_all.begin(), sorted_all.end());
   std::sort(union_of_shards.begin(), union_of_shards.end());

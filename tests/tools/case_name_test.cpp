@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 namespace gemmscope::report {
 namespace {
 
@@ -59,7 +61,9 @@ TEST(CaseName, AcceptsNamesWithoutSuffixAndWithSeveralBenchmarkSuffixes) {
 }
 
 TEST(CaseName, EveryPrecisionInDisplayOrderRoundTrips) {
-  const char* expected[] = {"BF16", "FP8Current", "FP8Delayed", "FP8Block", "MXFP8", "NVFP4"};
+  const char* expected[] = {"BF16",       "FP8Current", "FP8Delayed", "FP8Block",
+                            "FP8Rowwise", "MXFP8",      "NVFP4"};
+  ASSERT_EQ(kPrecisions.size(), std::size(expected));
   for (size_t i = 0; i < kPrecisions.size(); ++i) {
     EXPECT_EQ(precision_name(kPrecisions[i]), expected[i]);
     EXPECT_EQ(parse_precision(expected[i]), kPrecisions[i]);

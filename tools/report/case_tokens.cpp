@@ -12,6 +12,8 @@ std::string_view precision_name(Precision precision) {
       return "FP8Delayed";
     case Precision::kFP8Block:
       return "FP8Block";
+    case Precision::kFP8Rowwise:
+      return "FP8Rowwise";
     case Precision::kMXFP8:
       return "MXFP8";
     case Precision::kNVFP4:

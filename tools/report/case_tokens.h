@@ -14,10 +14,10 @@
 
 namespace gemmscope::report {
 
-enum class Precision { kBF16, kFP8Current, kFP8Delayed, kFP8Block, kMXFP8, kNVFP4 };
-inline constexpr std::array<Precision, 6> kPrecisions = {
-    Precision::kBF16,     Precision::kFP8Current, Precision::kFP8Delayed,
-    Precision::kFP8Block, Precision::kMXFP8,      Precision::kNVFP4};
+enum class Precision { kBF16, kFP8Current, kFP8Delayed, kFP8Block, kFP8Rowwise, kMXFP8, kNVFP4 };
+inline constexpr std::array<Precision, 7> kPrecisions = {
+    Precision::kBF16,       Precision::kFP8Current, Precision::kFP8Delayed, Precision::kFP8Block,
+    Precision::kFP8Rowwise, Precision::kMXFP8,      Precision::kNVFP4};
 
 // Pass and pass_name() are shapes/'s (gemm_shape.h), the same tokens gemm_bench writes.
 inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
