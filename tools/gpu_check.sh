@@ -69,6 +69,8 @@
 #   moestep  the BF16 and FP8 step GEMM cases (or those of $MOESTEP_FILTER) of each $MOE_MODELS
 #            workload (default: the README's MoE table's four), at --microbatches=1 and
 #            $MICROBATCHES, each run with its BF16 baseline: the per-model speedups (moestep.txt)
+#   rowwise  FP8Rowwise (work in progress): its quantizer's GPU test, --verify over its cases, its
+#            prequant cases beside FP8Current's
 #   trainer  a real trainer's step beside gemm_bench's (tools/trainer_peer.py: BF16 nn.Linear,
 #            torchao's tensorwise Float8Linear compiled and Float8BlockwiseLinear, from the wheel
 #            in .whl when carried): the default sweep, the peer, the sweep again (trainer.txt)
@@ -697,6 +699,21 @@ stage_stepverify() {
     echo "$(basename "$log"): $(grep -c '/step/' "$log") step cases," \
       "$(grep -c 'ERROR OCCURRED' "$log") failed or skipped"
   done
+}
+
+# FP8Rowwise (work in progress): its quantizer's GPU test, --verify over every FP8Rowwise case of
+# the default model and of odd shapes, then its prequant cases beside FP8Current's and BF16's.
+stage_rowwise() {
+  run rowwise_test build/tests/quant/test_quant --gtest_filter='Fp8Rowwise*'
+  local common=(--verify --steady_state=off --gpu_warmup=0 --benchmark_min_time=0.05s
+    --benchmark_counters_tabular=true)
+  run rowwise_verify "$bench" "${common[@]}" --benchmark_filter='^FP8Rowwise/'
+  run rowwise_shapes "$bench" "${common[@]}" --benchmark_filter='^FP8Rowwise/' \
+    --shapes=1000x2048x3000,128x7168x2048
+  run rowwise_time "$bench" '--benchmark_filter=^(BF16/.*/native|FP8(Current|Rowwise)/.*/prequant)/' \
+    --list_kernels --benchmark_out="$out/rowwise_time.json" --benchmark_out_format=json
+  "$report" "$out/rowwise_time.json" >"$out/rowwise_time.txt" 2>&1
+  grep -E "Speedup|ERROR|error" "$out"/rowwise_*.log "$out/rowwise_time.txt" | head -30
 }
 
 # A real trainer's step (tools/trainer_peer.py) between two default sweeps, each compared with it:
