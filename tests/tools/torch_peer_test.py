@@ -165,6 +165,25 @@ class Plans(unittest.TestCase):
         self.assertEqual((plan.a.fmt, plan.b.fmt), ("e4m3", "e4m3"))  # E4M3 gradients
         self.assertEqual(plan.out_shape(wgrad), (2048, 640))
 
+    def test_fp8_rowwise_scales_one_per_row_of_each_stored_copy(self):
+        # torchao's rowwise: every operand E4M3, scale_a [M, 1] and scale_b [1, N]; Fprop alone
+        # accumulates fast; Dgrad and Wgrad read the transposed copies, scaled per their rows.
+        fprop = case("FP8Rowwise/Fprop/qkv/prequant/M:4096/K:2048/N:5120/manual_time")
+        plan = torch_gemm.plan_for(fprop)
+        self.assertEqual(plan.kind, torch_gemm.SCALED_MM)
+        self.assertTrue(plan.fast_accum)
+        self.assertEqual((plan.a.scaling, plan.b.scaling), ("row", "row"))
+        self.assertEqual((plan.a.fmt, plan.b.fmt), ("e4m3", "e4m3"))
+        self.assertIsNone(torch_gemm.refusal(fprop, plan))
+        wgrad = case("FP8Rowwise/Wgrad/qkv/prequant/M:2048/K:4096/N:5120/manual_time")
+        plan = torch_gemm.plan_for(wgrad)
+        self.assertFalse(plan.fast_accum)
+        self.assertEqual((plan.a.role, plan.a.transposed_copy), ("dy", True))
+        self.assertEqual((plan.b.role, plan.b.transposed_copy), ("x", True))
+        self.assertEqual(plan.out_shape(wgrad), (5120, 2048))
+        odd = case("FP8Rowwise/Fprop/qkv/prequant/M:4096/K:2056/N:5120/manual_time")
+        self.assertIn("multiples of 16", torch_gemm.refusal(odd, torch_gemm.plan_for(odd)))
+
     def test_refusals(self):
         many = case("BF16/Fprop/expert_up/native/G:1024/M:1024/K:64/N:32/manual_time",
                     (1,) * 1024)

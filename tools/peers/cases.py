@@ -16,7 +16,8 @@ GEMM_RE = re.compile(
     r"(?:/G:(?P<groups>\d+))?/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)(?:/manual_time)?$")
 # BF16 is registered once as `native`; the FP8 recipes' `prequant` mode times the GEMM alone,
 # which is what a peer can reproduce (their `autocast` quantization kernels are gemmscope's own).
-PEER_MODES = {"BF16": "native", "FP8Current": "prequant", "FP8Block": "prequant"}
+PEER_MODES = {"BF16": "native", "FP8Current": "prequant", "FP8Block": "prequant",
+              "FP8Rowwise": "prequant"}
 # Grouped cases torch has a matching kernel for (torch_gemm.py's docstring says why).
 GROUPED_PRECISIONS = {"BF16"}
 

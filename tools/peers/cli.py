@@ -152,8 +152,8 @@ def main(argv):
     except ValueError as error:
         sys.exit(f"torch_peer: {error}")
     if not cases:
-        sys.exit("torch_peer: no BF16 native, FP8Current prequant or FP8Block prequant GEMM "
-                 "case matched")
+        sys.exit("torch_peer: no BF16 native, FP8Current prequant, FP8Block prequant or "
+                 "FP8Rowwise prequant GEMM case matched")
     if args.dry_run:
         dry_run(cases, args)
     else:

@@ -16,6 +16,11 @@ operands each pass multiplies, made and checked as gemm_bench makes them.
   checks gemm_bench's harness (operands, scale layouts, timing), it is not a faster kernel.
   torch lays a 1x128 operand's scales out with leading dimension `rows` where cuBLASLt reads
   roundup(rows, 4), so a case with such an operand's rows not a multiple of 4 is refused.
+- FP8Rowwise/{pass}/{op}/prequant/M:/K:/N: -- torch._scaled_mm with rowwise scales, scale_a
+  [M, 1] and scale_b [1, N] (cuBLASLt's OUTER_VEC_32F on sm_90 with cuBLAS 12.9+): gemmscope's
+  recipe (bench/recipes/fp8_rowwise_recipe.cpp, quant/fp8/rowwise.h), torchao's "rowwise": E4M3
+  everywhere, one power-of-2 FP32 scale per row of each stored copy along its contraction
+  dimension, fast accumulation in Fprop only.
 - BF16/{pass}/{expert_up|expert_down}/native/G:/M:/K:/N: -- torch._grouped_mm, PyTorch's CUTLASS
   grouped GEMM (aten/src/ATen/native/cuda/GroupMM.cu), all experts in one launch, over the routed
   rows sorted by expert, offs = the running sums of the rows per expert (int32): Fprop
@@ -93,7 +98,7 @@ class Operand:
     transposed_copy: bool  # a contiguous transposed ("columnwise") copy, made outside timing
     fmt: str  # bf16, e4m3 or e5m2
     read_transposed: bool  # the GEMM reads it through .t() (.transpose(-2, -1)): a free view
-    scaling: str = ""  # FP8: "tensor", or FP8Block's "1x128" or "128x128" blocks
+    scaling: str = ""  # FP8: "tensor", FP8Block's "1x128" or "128x128" blocks, or "row"
 
     def stored_shape(self, case):
         shape = case.role_shape(self.role)
@@ -184,6 +189,19 @@ def plan_for(case):
             # costs the same 2·M·K·N but writes dWᵀ and reaches cuBLAS with m and n swapped.)
             "Wgrad": Plan(op("dy", "bf16", t=True), op("x", "bf16"), False, kind),
         }[case.gemm_pass]
+    if case.precision == "FP8Rowwise":
+        # torchao's rowwise recipe as gemm_bench runs it (bench/recipes/fp8_rowwise_recipe.cpp):
+        # E4M3 everywhere, one power-of-2 scale per row of each stored copy, along its
+        # contraction dimension; torch._scaled_mm takes scale_a [M, 1] and scale_b [1, N]
+        # (cuBLASLt's OUTER_VEC_32F on sm_90). Fast accumulation in Fprop only, as torchao.
+        return {
+            "Fprop": Plan(op("x", "e4m3", scaling="row"), op("w", "e4m3", t=True, scaling="row"),
+                          True, SCALED_MM),
+            "Dgrad": Plan(op("dy", "e4m3", scaling="row"),
+                          op("w", "e4m3", copy=True, t=True, scaling="row"), False, SCALED_MM),
+            "Wgrad": Plan(op("dy", "e4m3", copy=True, scaling="row"),
+                          op("x", "e4m3", copy=True, t=True, scaling="row"), False, SCALED_MM),
+        }[case.gemm_pass]
     if case.precision == "FP8Block":
         # As FP8Current's layouts below, E4M3 everywhere: X and dY (and their copies) 1x128 along
         # the copy's contraction dimension, W 128x128 (its copy's grid is W's transposed); split
@@ -225,7 +243,7 @@ def refusal(case, plan):
         if in_features % GROUPED_ALIGNMENT or out_features % GROUPED_ALIGNMENT:
             return (f"torch._grouped_mm needs 16-byte aligned rows: in ({in_features}) and out "
                     f"({out_features}) multiples of {GROUPED_ALIGNMENT} (GroupedMMUtils.h)")
-    if plan.kind == BLOCK_SCALED_MM:
+    if plan.kind == BLOCK_SCALED_MM or plan.a.scaling == "row":
         if case.k % SCALED_MM_ALIGNMENT or case.n % SCALED_MM_ALIGNMENT:
             return (f"torch's scaled_mm needs K ({case.k}) and N ({case.n}) multiples of "
                     f"{SCALED_MM_ALIGNMENT}")
@@ -272,6 +290,18 @@ def quantize_block(torch, data, scaling, fmt):
     return quantized, scale.reciprocal()
 
 
+def quantize_row_lines(torch, data, fmt):
+    """FP8Rowwise's cast of a row-major [rows, cols] BF16 tensor (quant/fp8/rowwise.h): one
+    power-of-2 scale per row, from its amax over every column: (E4M3 data, each row's
+    dequantization scale [rows])."""
+    dtype_name, fmt_max = FP8[fmt]
+    amax = data.float().abs_().amax(dim=1)
+    scale = block_scales(torch, amax, fmt_max)
+    quantized = (data.float().mul_(scale.view(-1, 1)).clamp_(-fmt_max, fmt_max)
+                 .to(getattr(torch, dtype_name)))
+    return quantized, scale.reciprocal()
+
+
 def block_scale_tensor(torch, scale_inv, scaling):
     """The scale tensor torch.nn.functional.scaled_mm takes (Operand.scale_layout): 1x128 with
     the rows fastest; 128x128 with the block columns fastest, padded to a multiple of 4 with
@@ -306,6 +336,16 @@ def prepare_operand(torch, case, spec, source):
         quantized = scaled.to(getattr(torch, dtype_name))
         del scaled
         return view(quantized), quant_scale.reciprocal(), None  # _scaled_mm's scales dequantize
+    if spec.scaling == "row":
+        # One scale per stored row, over its cols (the contraction): a 1x(cols) block each.
+        quantized, scale_inv = quantize_row_lines(torch, data, spec.fmt)
+        # _scaled_mm's rowwise form: [M, 1] for a, [1, N] for b (b is read transposed).
+        scale = scale_inv.view(1, -1) if spec.read_transposed else scale_inv.view(-1, 1)
+
+        def dequantized_rows():
+            return view(quantized.float().mul_(scale_inv.view(-1, 1)))
+
+        return view(quantized), scale, dequantized_rows
     quantized, scale_inv = quantize_block(torch, data, spec.scaling, spec.fmt)
     scale = block_scale_tensor(torch, scale_inv, spec.scaling)
     if (tuple(scale.shape), tuple(scale.stride())) != spec.scale_layout(case):
@@ -390,7 +430,7 @@ def build_gemm(torch, case, plan, device="cuda"):
         raise ValueError("non-finite values in the output")
     # The calls added after torch.matmul and tensorwise torch._scaled_mm (whose layouts the
     # kernel lists showed to be gemm_bench's) are checked against the reference.
-    if plan.kind in (BLOCK_SCALED_MM, GROUPED_MM):
+    if plan.kind in (BLOCK_SCALED_MM, GROUPED_MM) or plan.a.scaling == "row":
         error = reference_error(torch, case, out, values_a(), values_b())
         if not error <= REFERENCE_TOLERANCE:
             raise ValueError(f"relative error {error:.2e} against an FP32 product of the same "
@@ -412,7 +452,10 @@ def dry_run(cases, args):
                       f"{case.routed_rows}")
             print(f"    a: {plan.a.describe(case)}")
             print(f"    b: {plan.b.describe(case)}")
-            if plan.kind == SCALED_MM:
+            if plan.kind == SCALED_MM and plan.a.scaling == "row":
+                print("    scale_a, scale_b: FP32 dequantization scales per row of each stored "
+                      "copy, powers of 2: scale_a [M, 1], scale_b [1, N]")
+            elif plan.kind == SCALED_MM:
                 print("    scale_a, scale_b: FP32 scalars on the GPU, amax/max of each format "
                       "(dequantization)")
             elif plan.kind == BLOCK_SCALED_MM:
