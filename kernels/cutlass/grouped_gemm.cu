@@ -29,6 +29,9 @@
 //   second stream could race on.
 //   FP8Block, E4M3, TN, split: the mainloop scales each 128-deep K block's partial sums by the
 //   left row's 1x128 scale and the right's 128x128 (Fprop, Dgrad) or 1x128 (Wgrad) scale.
+//   FP8Rowwise, E4M3 x E4M3, TN, fast accumulation in Fprop, split in Dgrad and Wgrad:
+//   D = bf16(s_right[q] * (s_left[p] * acc)), each group's two FP32 vectors (one a stored row of
+//   each operand) read in the epilogue through pointer arrays (a row and a column broadcast).
 //
 // Block-scale layouts. CUTLASS 4.2's sm90 pointer-array kernel ignores the per-group scale
 // layouts it is given and derives them on the device from the group's (M, N, K)
@@ -136,6 +139,8 @@ enum class Kind {
   kTensorwiseGradient,  // E5M2 x E4M3, split accumulation
   kBlock1dBy2d,
   kBlock1dBy1d,
+  kRowwiseFprop,     // E4M3 x E4M3, a vector a side, fast accumulation
+  kRowwiseGradient,  // E4M3 x E4M3, a vector a side, split accumulation
 };
 
 // What the algorithm label calls each kind ("CUTLASS sm90 grouped <precision> (ptr-array,
@@ -155,6 +160,8 @@ const KindEntry& entry(Kind kind) {
       {"FP8", "tensorwise E5M2 x E4M3, split accum", tensorwise_gradient_configurations},
       {"FP8", "1x128 x 128x128 block scales", block_1d_by_2d_configurations},
       {"FP8", "1x128 x 1x128 block scales", block_1d_by_1d_configurations},
+      {"FP8", "rowwise E4M3 x E4M3, fast accum", rowwise_fprop_configurations},
+      {"FP8", "rowwise E4M3 x E4M3, split accum", rowwise_gradient_configurations},
   };
   return kEntries[static_cast<int>(kind)];
 }
@@ -213,15 +220,26 @@ Kind fp8_kind(const GemmProblem& first) {
   const bool blockwise = left.scale_layout == ScaleLayout::kVec128 &&
                          (right.scale_layout == ScaleLayout::kBlock128x128 ||
                           right.scale_layout == ScaleLayout::kVec128);
-  if (!tensorwise && !blockwise) {
+  const bool rowwise =
+      left.scale_layout == ScaleLayout::kOuterVec && right.scale_layout == ScaleLayout::kOuterVec;
+  if (!tensorwise && !blockwise && !rowwise) {
     throw Unsupported(std::string(kName) +
-                      " takes tensorwise scales on both operands or 1x128 left with 128x128 or "
-                      "1x128 right; these are " +
+                      " takes tensorwise scales on both operands, 1x128 left with 128x128 or "
+                      "1x128 right, or a vector a row on both; these are " +
                       to_string(left.scale_layout) + " x " + to_string(right.scale_layout));
   }
   const std::string these =
       std::string("; these are ") + to_string(left.format) + " x " + to_string(right.format) +
       (first.fast_accumulation ? " with fast" : " with split") + " accumulation";
+  if (rowwise) {
+    if (left.format != ElementFormat::kE4M3 || right.format != ElementFormat::kE4M3) {
+      throw Unsupported(std::string(kName) +
+                        " is instantiated for E4M3 x E4M3 with rowwise "
+                        "scales" +
+                        these);
+    }
+    return first.fast_accumulation ? Kind::kRowwiseFprop : Kind::kRowwiseGradient;
+  }
   if (blockwise) {
     if (left.format != ElementFormat::kE4M3 || right.format != ElementFormat::kE4M3) {
       throw Unsupported(std::string(kName) + " is instantiated for E4M3 x E4M3 with block scales" +

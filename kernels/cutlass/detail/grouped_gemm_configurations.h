@@ -98,5 +98,9 @@ std::vector<Configuration> tensorwise_gradient_configurations();
 // 1x128 x 1x128 (Wgrad).
 std::vector<Configuration> block_1d_by_2d_configurations();
 std::vector<Configuration> block_1d_by_1d_configurations();
+// FP8 rowwise (FP8Rowwise), E4M3 x E4M3, TN, a scale vector a side in the epilogue: Fprop with
+// fast accumulation, Dgrad and Wgrad with split accumulation, as torchao's rowwise recipe.
+std::vector<Configuration> rowwise_fprop_configurations();
+std::vector<Configuration> rowwise_gradient_configurations();
 
 }  // namespace gemmscope::cutlass_grouped

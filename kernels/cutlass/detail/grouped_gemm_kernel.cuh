@@ -57,6 +57,8 @@ enum class Scaling {
   kNone,        // BF16
   kTensorwise,  // one FP32 per operand and group, applied in the epilogue
   kBlockwise,   // 1x128 / 128x128 FP32 scales, applied in the mainloop
+  kRowwise,     // an FP32 vector per operand and group (one per output row, one per output
+                // column), applied in the epilogue
 };
 
 // The kernel schedule each of CUTLASS's two persistent warp-specialized schedules takes. FP8
@@ -112,6 +114,18 @@ struct Blockwise {
 };
 
 using Block1dBy2d = Blockwise<kScaleBlock, cute::GMMA::Major::K>;
+
+// FP8Rowwise: E4M3 x E4M3, each group's left rows scaled by its own vector (one per output row),
+// its right rows by another (one per output column).
+template <class Accumulation_>
+struct Rowwise {
+  static constexpr Scaling kScaling = Scaling::kRowwise;
+  using ElementA = cutlass::float_e4m3_t;
+  using ElementB = cutlass::float_e4m3_t;
+  using OperandA = LeftLayout<true>*;
+  using OperandB = RightLayout<true>*;
+  using Accumulation = Accumulation_;
+};
 using Block1dBy1d = Blockwise<1, cute::GMMA::Major::MN>;
 
 // ---- Kernels ------------------------------------------------------------------------------------
@@ -139,6 +153,29 @@ using OutputOp = cutlass::epilogue::fusion::Sm90EVT<
                                            cutlass::FloatRoundStyle::round_to_nearest>,
     ScaleProduct, cutlass::epilogue::fusion::Sm90AccFetch>;
 
+// FP8Rowwise's epilogue: D = bf16(s_right[n] * (s_left[m] * acc)), each group's two vectors read
+// through pointer arrays (CUTLASS's row and column broadcasts take `float*` as their element for
+// that: each tile reads the pointer of its group). As PyTorch's torch._scaled_grouped_mm and
+// FBGEMM's rowwise grouped GEMM build theirs on sm90; the L stride stays a static 0, since the
+// group's pointer is already its own.
+template <class Tile>
+using RowwiseOutputOp = cutlass::epilogue::fusion::Sm90EVT<
+    cutlass::epilogue::fusion::Sm90Compute<cutlass::multiplies, ElementOutput, float,
+                                           cutlass::FloatRoundStyle::round_to_nearest>,
+    cutlass::epilogue::fusion::Sm90RowBroadcast<0, Tile, float*, float,
+                                                cute::Stride<cute::_0, cute::_1, cute::_0>>,
+    cutlass::epilogue::fusion::Sm90EVT<
+        cutlass::epilogue::fusion::Sm90Compute<cutlass::multiplies, float, float,
+                                               cutlass::FloatRoundStyle::round_to_nearest>,
+        cutlass::epilogue::fusion::Sm90ColBroadcast<0, Tile, float*, float,
+                                                    cute::Stride<cute::_1, cute::_0, cute::_0>>,
+        cutlass::epilogue::fusion::Sm90AccFetch>>;
+
+// The epilogue a kind's kernel fuses: the scalar product, or FP8Rowwise's vectors.
+template <class Kind, class Tile>
+using OutputOpOf =
+    std::conditional_t<Kind::kScaling == Scaling::kRowwise, RowwiseOutputOp<Tile>, OutputOp>;
+
 // kEpilogueN: the epilogue's subtile width (its height is the warpgroups' share of the tile:
 // 128 rows cooperative, 64 ping-pong); 0 lets CUTLASS choose (32 columns, two in flight).
 template <class Kind_, class Schedule_, int kTileM, int kTileN, int kTileK, int kClusterM,
@@ -157,7 +194,7 @@ struct Kernel {
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster, EpilogueTile, float,
       float, void, LayoutOutput*, kOutputAlignment, ElementOutput, LayoutOutput*, kOutputAlignment,
-      typename Schedule::Epilogue, OutputOp>::CollectiveOp;
+      typename Schedule::Epilogue, OutputOpOf<Kind, Tile>>::CollectiveOp;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, typename Kind::ElementA,
       typename Kind::OperandA, kAlignmentA, typename Kind::ElementB, typename Kind::OperandB,
@@ -294,7 +331,12 @@ class Plan final : public GroupedGemm {
     }
     if (repack_ && !kBlockwise)
       throw std::logic_error(std::string(kName) + ": a scale repack planned without block scales");
-    arguments.epilogue.thread = {scale_product, {}, {}};
+    if constexpr (Kind::kScaling == Scaling::kRowwise) {
+      // {right's row broadcast, {left's column broadcast, the accumulator, *}, *}
+      arguments.epilogue.thread = {{right_scales_.get()}, {{left_scales_.get()}, {}, {}}, {}};
+    } else {
+      arguments.epilogue.thread = {scale_product, {}, {}};
+    }
     arguments.epilogue.ptr_C = nullptr;
     arguments.epilogue.dC = nullptr;
     arguments.epilogue.ptr_D = d_.get();
@@ -350,7 +392,8 @@ class Plan final : public GroupedGemm {
   DeviceBuffer<StrideA> stride_a_;
   DeviceBuffer<StrideB> stride_b_;
   DeviceBuffer<StrideD> stride_d_;
-  // Tensorwise: the epilogue's factors; blockwise: SFA and the repack's (or the kernel's) SFB.
+  // Tensorwise: the epilogue's factors; rowwise: its vectors; blockwise: SFA and the repack's (or
+  // the kernel's) SFB.
   DeviceBuffer<const float*> left_scales_;
   DeviceBuffer<const float*> right_scales_;
   BlockScales<Kind> block_scales_;
