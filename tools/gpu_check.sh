@@ -283,31 +283,46 @@ stage_gpcclock() {
   cat "$out/gpcclock.txt"
 }
 
-# The PyTorch peer on the BF16 native, FP8Current and FP8Block prequant cases beside gemm_bench on
-# the same cases, in separate processes: torch, gemm_bench, gemm_bench, torch. The GPU's state
-# drifts between processes (it warms up; times at the cap move by up to about 1% from run to
-# run), so each pair is compared, one with torch first and one with gemm_bench first: a difference
-# between the two sides has the same sign in both, one of the order has opposite signs.
+# The PyTorch peer beside gemm_bench on the same cases (those of $PEER_FILTER, default the BF16
+# native, FP8Current and FP8Block prequant ones) of each $PEER_MODELS workload (';'-separated
+# gemm_bench flags, default the default model), in separate processes: torch, gemm_bench,
+# gemm_bench, torch. The GPU's state drifts between processes (it warms up; times at the cap move
+# by up to about 1% from run to run), so each pair is compared, one with torch first and one with
+# gemm_bench first: a difference between the two sides has the same sign in both, one of the
+# order has opposite signs.
 stage_peer() {
   local python=python3
   [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
-  local name
-  for name in peer_torch_1 peer_gemmscope_1 peer_gemmscope_2 peer_torch_2; do
-    if [[ $name == peer_torch_* ]]; then
-      run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --list_kernels \
-        --out="$out/$name.json"
-    else
-      run "$name" "$bench" \
-        '--benchmark_filter=^(BF16/.*/native|FP8(Current|Block)/.*/prequant)/' --list_kernels \
-        --benchmark_out="$out/$name.json" --benchmark_out_format=json
+  local filter=${PEER_FILTER:-'^(BF16/.*/native|FP8(Current|Block)/.*/prequant)/'}
+  local models model name
+  mapfile -t models < <(workloads "${PEER_MODELS:- }")
+  : >"$out/peer.txt"
+  for model in "${models[@]}"; do
+    # The default model's runs keep their old names (peer_torch_1.json, ...).
+    local prefix="$out/peer_" flags=() label="the default model"
+    if [ -n "${model// /}" ]; then
+      prefix="$out/peer_$(moe_tag "$model")_"
+      # shellcheck disable=SC2206 # $model is a preset and its flags
+      flags=(--model=$model)
+      label=$model
     fi
+    for name in torch_1 gemmscope_1 gemmscope_2 torch_2; do
+      name="$(basename "$prefix")$name"
+      if [[ $name == *torch_* ]]; then
+        run "$name" "$python" tools/torch_peer.py --gemm_bench="$bench" --list_kernels \
+          --filter="$filter" --out="$out/$name.json" -- "${flags[@]}"
+      else
+        run "$name" "$bench" "${flags[@]}" --benchmark_filter="$filter" --list_kernels \
+          --benchmark_out="$out/$name.json" --benchmark_out_format=json
+      fi
+    done
+    {
+      echo "=== $label: torch first, then gemm_bench (time: gemm_bench against torch)"
+      python3 tools/run_diff.py "${prefix}torch_1.json" "${prefix}gemmscope_1.json"
+      echo "=== $label: gemm_bench first, then torch (time: gemm_bench against torch)"
+      python3 tools/run_diff.py "${prefix}torch_2.json" "${prefix}gemmscope_2.json"
+    } | tee -a "$out/peer.txt"
   done
-  {
-    echo "--- torch first, then gemm_bench (time: gemm_bench against torch)"
-    python3 tools/run_diff.py "$out/peer_torch_1.json" "$out/peer_gemmscope_1.json"
-    echo "--- gemm_bench first, then torch (time: gemm_bench against torch)"
-    python3 tools/run_diff.py "$out/peer_torch_2.json" "$out/peer_gemmscope_2.json"
-  } | tee "$out/peer.txt"
 }
 
 # stage_peer_deepgemm: DeepGEMM's own m-grouped kernel on the FP8Block expert cases, in a file of
