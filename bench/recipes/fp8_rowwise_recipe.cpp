@@ -2,8 +2,8 @@
 // Hopper. E4M3 everywhere, one power-of-2 FP32 scale per row of each copy, along its
 // contraction dimension (quant/fp8/rowwise.h): Fprop X per token and W per output row; Dgrad dY
 // per token and W per input column; Wgrad dY and X per feature, over the tokens. The GEMMs are
-// cuBLASLt's with outer-vector scales (OUTER_VEC_32F). A grouped operand's groups are each
-// quantized as a tensor of their own (PerGroupQuantizer), so each expert has its own scales.
+// cuBLASLt's with outer-vector scales (OUTER_VEC_32F). A grouped operand's groups are quantized
+// together, each with its own scales (GroupedFp8Quantizer): three launches whatever the experts.
 
 #include <cublasLt.h>
 
@@ -12,6 +12,7 @@
 #include "bench/recipes/block_scaled_quantizer.h"
 #include "bench/recipes/factories.h"
 #include "bench/recipes/fp8_recipe.h"
+#include "bench/recipes/grouped_fp8_quantizer.h"
 #include "quant/fp8/operand.h"
 #include "quant/fp8/rowwise.h"
 
@@ -22,8 +23,9 @@ Fp8OperandLayout fp8_rowwise_layout(const OperandSource& source) {
   return Fp8OperandLayout(source.rows, source.cols, ElementFormat::kE4M3, ScaleLayout::kOuterVec);
 }
 
-// Two reads of the input (each line's amax, then the cast); each copy is one byte an element
-// plus one FP32 scale a line.
+// One read of the input for the rowwise copy alone where its rows fit the one-pass cast, two
+// otherwise (each line's amax, then the cast); each copy is one byte an element plus one FP32
+// scale a line.
 class Fp8RowwiseQuantizer : public BlockScaledQuantizer<Fp8OperandLayout, float> {
  public:
   explicit Fp8RowwiseQuantizer(const OperandSource& source)
@@ -36,12 +38,17 @@ class Fp8RowwiseQuantizer : public BlockScaledQuantizer<Fp8OperandLayout, float>
   QuantizedTensor copy(bool columnwise, int64_t /*group*/) const override {
     return copy_view(columnwise);
   }
-  size_t launches() const override { return fp8_rowwise_launches(targets()); }
+  size_t launches() const override {
+    return fp8_rowwise_launches(source_.cols, has_rowwise(source_.copies),
+                                has_columnwise(source_.copies));
+  }
 
  private:
   Fp8RowwiseQuantizer(const OperandSource& source, const Fp8OperandLayout& layout)
       : BlockScaledQuantizer(source, layout, layout.rowwise_scale_count(),
-                             layout.columnwise_scale_count(), 2),
+                             layout.columnwise_scale_count(),
+                             fp8_rowwise_input_reads(source.cols, has_rowwise(source.copies),
+                                                     has_columnwise(source.copies))),
         workspace_(fp8_rowwise_workspace_bytes(source.rows, source.cols)) {}
 
   Fp8RowwiseTargets targets() const {
@@ -77,6 +84,10 @@ class Fp8RowwiseRecipe : public Fp8Recipe {
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,
                                                           cudaStream_t /*stream*/) const override {
     return std::make_unique<Fp8RowwiseQuantizer>(source);
+  }
+  std::unique_ptr<OperandQuantizer> make_grouped_quantizer(const OperandSource& source,
+                                                           cudaStream_t stream) const override {
+    return GroupedFp8Quantizer::rowwise(source, stream);
   }
 };
 

@@ -82,33 +82,54 @@ std::unique_ptr<OperandQuantizer> GroupedFp8Quantizer::delayed(const OperandSour
   return quantizer;
 }
 
+double GroupedFp8Quantizer::allocate_scales(ScaleLayout scale_layout, bool stack_row_scales) {
+  const GroupedScaleLayout rowwise = fp8_grouped_scales(layout_, scale_layout, false);
+  const GroupedScaleLayout columnwise = fp8_grouped_scales(layout_, scale_layout, true);
+  double scales_written = 0;
+  if (has_rowwise(source_.copies)) {
+    rowwise_scales_ =
+        DeviceBuffer<float>(static_cast<size_t>(rowwise.total_bytes()) / sizeof(float));
+    scales_written += scale_bytes(rowwise, layout_.group_count());
+    if (stack_row_scales) {
+      const int64_t stacked = fp8_stacked_scale_floats(layout_);
+      stacked_rowwise_scales_ = DeviceBuffer<float>(static_cast<size_t>(stacked));
+      scales_written += static_cast<double>(stacked) * sizeof(float);
+    }
+  }
+  if (has_columnwise(source_.copies)) {
+    columnwise_scales_ =
+        DeviceBuffer<float>(static_cast<size_t>(columnwise.total_bytes()) / sizeof(float));
+    scales_written += scale_bytes(columnwise, layout_.group_count());
+  }
+  return scales_written;
+}
+
 // One read of the input; each copy is one byte an element plus its groups' FP32 scales.
 std::unique_ptr<OperandQuantizer> GroupedFp8Quantizer::block(const OperandSource& source,
                                                              ScaleLayout scale_layout,
                                                              cudaStream_t stream) {
   std::unique_ptr<GroupedFp8Quantizer> quantizer(new GroupedFp8Quantizer(source));
   GroupedFp8Quantizer& q = *quantizer;
-  const GroupedScaleLayout rowwise = fp8_grouped_scales(q.layout_, scale_layout, false);
-  const GroupedScaleLayout columnwise = fp8_grouped_scales(q.layout_, scale_layout, true);
-  double scales_written = 0;
-  if (has_rowwise(source.copies)) {
-    q.rowwise_scales_ =
-        DeviceBuffer<float>(static_cast<size_t>(rowwise.total_bytes()) / sizeof(float));
-    scales_written += scale_bytes(rowwise, q.layout_.group_count());
-    if (source.stacked_row_scales && scale_layout == ScaleLayout::kVec128 &&
-        fp8_can_stack_scales(q.layout_)) {
-      const int64_t stacked = fp8_stacked_scale_floats(q.layout_);
-      q.stacked_rowwise_scales_ = DeviceBuffer<float>(static_cast<size_t>(stacked));
-      scales_written += static_cast<double>(stacked) * sizeof(float);
-    }
-  }
-  if (has_columnwise(source.copies)) {
-    q.columnwise_scales_ =
-        DeviceBuffer<float>(static_cast<size_t>(columnwise.total_bytes()) / sizeof(float));
-    scales_written += scale_bytes(columnwise, q.layout_.group_count());
-  }
+  const double scales_written = q.allocate_scales(
+      scale_layout, source.stacked_row_scales && scale_layout == ScaleLayout::kVec128 &&
+                        fp8_can_stack_scales(q.layout_));
   q.finish(Fp8GroupedQuantization::block(source.data, q.layout_, scale_layout, q.targets()), 1,
            scales_written, stream);
+  return quantizer;
+}
+
+// The line amax pass and the cast each read the input; each copy is one byte an element plus
+// an FP32 scale a line of each group.
+std::unique_ptr<OperandQuantizer> GroupedFp8Quantizer::rowwise(const OperandSource& source,
+                                                               cudaStream_t stream,
+                                                               bool columnwise_per_tensor) {
+  std::unique_ptr<GroupedFp8Quantizer> quantizer(new GroupedFp8Quantizer(source));
+  GroupedFp8Quantizer& q = *quantizer;
+  const double scales_written = q.allocate_scales(ScaleLayout::kOuterVec, false);
+  q.states_ = DeviceBuffer<float>(Fp8GroupedQuantization::rowwise_state_floats(q.layout_));
+  q.finish(Fp8GroupedQuantization::rowwise(source.data, q.layout_, q.states_.get(), q.targets(),
+                                           columnwise_per_tensor),
+           2, scales_written, stream);
   return quantizer;
 }
 

@@ -8,6 +8,7 @@
 #include "quant/format_names.h"
 #include "quant/fp8/delayed.h"
 #include "quant/fp8/detail/argument_checks.h"
+#include "quant/fp8/detail/line_amax.h"
 #include "quant/fp8/format.h"
 #include "quant/fp8/operand.h"
 #include "quant/fp8/scale_layout.h"
@@ -16,7 +17,8 @@
 namespace gemmscope {
 namespace {
 
-// The scales of a block-scaled copy, as quant/fp8/block.h's quantizers size them.
+// The scales of a block-scaled or rowwise-scaled copy, as quant/fp8/block.h's and
+// quant/fp8/rowwise.h's quantizers size them.
 GroupScaleBytes block_scale_bytes(ScaleLayout scale_layout) {
   return [scale_layout](int64_t rows, int64_t cols) {
     return Fp8OperandLayout(rows, cols, ElementFormat::kE4M3, scale_layout).rowwise_scale_count() *
@@ -36,9 +38,11 @@ T* at_byte_offset(T* buffer, int64_t bytes) {
 
 GroupedScaleLayout fp8_grouped_scales(const GroupedLayout& layout, ScaleLayout scale_layout,
                                       bool columnwise) {
-  if (scale_layout != ScaleLayout::kVec128 && scale_layout != ScaleLayout::kBlock128x128) {
-    throw std::invalid_argument(std::string("fp8_grouped_scales: not an FP8 block layout: ") +
-                                to_string(scale_layout));
+  if (scale_layout != ScaleLayout::kVec128 && scale_layout != ScaleLayout::kBlock128x128 &&
+      scale_layout != ScaleLayout::kOuterVec) {
+    throw std::invalid_argument(
+        std::string("fp8_grouped_scales: not an FP8 block or rowwise layout: ") +
+        to_string(scale_layout));
   }
   return layout.scales(columnwise, block_scale_bytes(scale_layout));
 }
@@ -67,6 +71,20 @@ Fp8GroupedQuantization Fp8GroupedQuantization::block(const __nv_bfloat16* input,
                                                      const Fp8GroupedTargets& targets) {
   return Fp8GroupedQuantization(Recipe::kBlock, input, layout, ElementFormat::kE4M3, scale_layout,
                                 targets, nullptr, 0);
+}
+
+Fp8GroupedQuantization Fp8GroupedQuantization::rowwise(const __nv_bfloat16* input,
+                                                       const GroupedLayout& layout, float* states,
+                                                       const Fp8GroupedTargets& targets,
+                                                       bool columnwise_per_tensor) {
+  Fp8GroupedQuantization quantization(Recipe::kRowwise, input, layout, ElementFormat::kE4M3,
+                                      ScaleLayout::kOuterVec, targets, states, 0);
+  quantization.columnwise_per_tensor_ = columnwise_per_tensor && targets.columnwise != nullptr;
+  return quantization;
+}
+
+int64_t Fp8GroupedQuantization::rowwise_state_floats(const GroupedLayout& layout) {
+  return layout.rows() + layout.group_count() * layout.cols();
 }
 
 int64_t Fp8GroupedQuantization::current_state_floats(const GroupedLayout& layout) {
@@ -102,10 +120,10 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
       targets_(targets),
       states_(states),
       history_length_(history_length),
-      rowwise_scales_(recipe == Recipe::kBlock ? fp8_grouped_scales(layout, scale_layout, false)
-                                               : GroupedScaleLayout{}),
-      columnwise_scales_(recipe == Recipe::kBlock ? fp8_grouped_scales(layout, scale_layout, true)
-                                                  : GroupedScaleLayout{}),
+      rowwise_scales_(has_scale_buffers(recipe) ? fp8_grouped_scales(layout, scale_layout, false)
+                                                : GroupedScaleLayout{}),
+      columnwise_scales_(has_scale_buffers(recipe) ? fp8_grouped_scales(layout, scale_layout, true)
+                                                   : GroupedScaleLayout{}),
       cast_({}, {}) {
   const char* function = "Fp8GroupedQuantization";
   require_fp8_format(format, function);
@@ -113,7 +131,7 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
     detail::require_not_null(function, "input", input);
     detail::require_some_copy(function, targets.rowwise, targets.columnwise);
   }
-  if (recipe == Recipe::kBlock) {
+  if (has_scale_buffers(recipe)) {
     if (targets.rowwise != nullptr)
       detail::require_not_null(function, "rowwise_scale_inv", targets.rowwise_scale_inv);
     if (targets.columnwise != nullptr)
@@ -126,7 +144,8 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
           ": stacked rowwise scales need 1x128 scaling, a rowwise copy and every group's rows a "
           "multiple of 4");
     }
-  } else {
+  }
+  if (recipe != Recipe::kBlock) {
     detail::require_not_null(function, "states", states);
   }
 
@@ -161,10 +180,19 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
         args.amax_record = delayed.amax_history;
         break;
       }
+      case Recipe::kRowwise:
       case Recipe::kBlock:
-        args.scaling = scale_layout == ScaleLayout::kBlock128x128
-                           ? detail::TileScaling::kBlock128x128
-                           : detail::TileScaling::kVec128;
+        if (recipe == Recipe::kRowwise) {
+          // Each group's own row amaxes (its rows of the every-row array) and column amaxes.
+          auto* amax_bits = reinterpret_cast<uint32_t*>(states);
+          args.scaling = detail::TileScaling::kRowwise;
+          args.row_amax_bits = amax_bits + layout.row_offset(g);
+          args.col_amax_bits = amax_bits + layout.rows() + g * layout.cols();
+        } else {
+          args.scaling = scale_layout == ScaleLayout::kBlock128x128
+                             ? detail::TileScaling::kBlock128x128
+                             : detail::TileScaling::kVec128;
+        }
         if (args.rowwise != nullptr) {
           args.rowwise_scale_inv =
               at_byte_offset(targets.rowwise_scale_inv, rowwise_scales_.offset(g));
@@ -192,6 +220,7 @@ float* Fp8GroupedQuantization::state(int64_t group) const {
     case Recipe::kDelayed:
       return states_ + group * Fp8DelayedScalingState::buffer_floats(history_length_);
     case Recipe::kBlock:
+    case Recipe::kRowwise:
       break;
   }
   return nullptr;
@@ -218,6 +247,17 @@ void Fp8GroupedQuantization::quantize(cudaStream_t stream) const {
     case Recipe::kBlock:
       cast_.launch_cast(stream);
       return;
+    case Recipe::kRowwise:
+      // One memset for every line's amax, which the amax pass maxes into.
+      CUDA_CHECK(cudaMemsetAsync(
+          states_, 0, static_cast<size_t>(rowwise_state_floats(layout_)) * sizeof(float), stream));
+      cast_.launch_line_amax(stream);
+      if (columnwise_per_tensor_ && any_rows()) {
+        detail::launch_fold_column_amax(reinterpret_cast<uint32_t*>(states_) + layout_.rows(),
+                                        layout_.group_count(), layout_.cols(), stream);
+      }
+      cast_.launch_cast(stream);
+      return;
   }
 }
 
@@ -230,6 +270,8 @@ size_t Fp8GroupedQuantization::launches() const {
       return 1 + casts;
     case Recipe::kBlock:
       return casts;
+    case Recipe::kRowwise:
+      return 1 + (2 + (columnwise_per_tensor_ ? 1 : 0)) * casts;
   }
   return 0;
 }
@@ -249,6 +291,7 @@ QuantizedTensor Fp8GroupedQuantization::copy(bool columnwise, int64_t group) con
       scale = Fp8DelayedScalingState::in_buffer(state(group), history_length_).scale_inv;
       break;
     case Recipe::kBlock:
+    case Recipe::kRowwise:
       scale = columnwise
                   ? at_byte_offset(targets_.columnwise_scale_inv, columnwise_scales_.offset(group))
                   : at_byte_offset(targets_.rowwise_scale_inv, rowwise_scales_.offset(group));

@@ -1,12 +1,14 @@
 #pragma once
-// Grouped FP8 quantization (FP8Current, FP8Delayed, FP8Block) of a grouped operand
+// Grouped FP8 quantization (FP8Current, FP8Delayed, FP8Block, FP8Rowwise) of a grouped operand
 // (grouped_layout.h): every group quantized as a tensor of its own, bit for bit what
-// quant/fp8/tensorwise.h, quant/fp8/delayed.h and quant/fp8/block.h give on that group's rows alone
+// quant/fp8/tensorwise.h, quant/fp8/delayed.h, quant/fp8/block.h and quant/fp8/rowwise.h give on
+// that group's rows alone
 // (its own scales, its own transposed columnwise copy), in a number of launches that does not grow
 // with the number of groups:
 //   current  a memset of every group's state, every group's amax, every group's scale, the cast
 //   delayed  every group's history roll and scale, then the cast, recording each group's amax
 //   block    the cast, 1x128 (activations and gradients) or 128x128 (weights)
+//   rowwise  a memset of every line's amax, every group's row and column amaxes, the cast
 // A group without rows is not quantized; its copies are empty.
 //
 // Tensorwise state: one per group, group g's at states + g * Fp8CurrentScalingState::
@@ -41,7 +43,8 @@ namespace gemmscope {
 struct Fp8GroupedTargets {
   uint8_t* rowwise = nullptr;
   uint8_t* columnwise = nullptr;
-  // Block scaling: each requested copy's scales, fp8_grouped_scales(...).total_bytes() each.
+  // Block and rowwise scaling: each requested copy's scales, fp8_grouped_scales(...).total_bytes()
+  // each.
   float* rowwise_scale_inv = nullptr;
   float* columnwise_scale_inv = nullptr;
   // 1x128 block scaling, optional: the rowwise copy's scales again, stacked
@@ -52,8 +55,9 @@ struct Fp8GroupedTargets {
   float* stacked_rowwise_scale_inv = nullptr;
 };
 
-// Where each group's VEC128_32F or BLK128x128_32F scale tensor lives in a copy's scale buffer:
-// the group's own cuBLASLt layout for its [rows_g, cols] (or, columnwise, [cols, rows_g]) copy.
+// Where each group's VEC128_32F, BLK128x128_32F or OUTER_VEC_32F scale tensor lives in a copy's
+// scale buffer: the group's own cuBLASLt layout for its [rows_g, cols] (or, columnwise,
+// [cols, rows_g]) copy.
 GroupedScaleLayout fp8_grouped_scales(const GroupedLayout& layout, ScaleLayout scale_layout,
                                       bool columnwise);
 
@@ -76,7 +80,18 @@ class Fp8GroupedQuantization {
   static Fp8GroupedQuantization block(const __nv_bfloat16* input, const GroupedLayout& layout,
                                       ScaleLayout scale_layout, const Fp8GroupedTargets& targets);
 
+  // FP8Rowwise (E4M3, a power-of-2 FP32 scale per row of each copy, over the group's rows for
+  // the columnwise one); `states` holds rowwise_state_floats(): every row's amax, then each
+  // group's column amaxes, as FP32 bit patterns. With `columnwise_per_tensor`, each group's
+  // columnwise copy takes one power-of-2 scale from the group's amax instead, written once per
+  // column (FP8RowwiseBF16Wgrad's weight in Dgrad): the columns' amaxes folded into their max
+  // before the cast, one launch more.
+  static Fp8GroupedQuantization rowwise(const __nv_bfloat16* input, const GroupedLayout& layout,
+                                        float* states, const Fp8GroupedTargets& targets,
+                                        bool columnwise_per_tensor = false);
+
   static int64_t current_state_floats(const GroupedLayout& layout);
+  static int64_t rowwise_state_floats(const GroupedLayout& layout);
   static int64_t delayed_state_floats(const GroupedLayout& layout, int64_t history_length);
 
   // Bytes of device memory the tables take, and their copy into `workspace` (that many bytes,
@@ -85,8 +100,9 @@ class Fp8GroupedQuantization {
   void upload(void* workspace, cudaStream_t stream) { cast_.upload(workspace, stream); }
   // One step's quantization of every group, with delayed scaling's history update.
   void quantize(cudaStream_t stream) const;
-  // Kernels and memsets one quantize() launches: 4 (current), 2 (delayed), 1 (block), whatever
-  // the number of groups (fewer when no group has rows).
+  // Kernels and memsets one quantize() launches: 4 (current), 2 (delayed), 1 (block), 3
+  // (rowwise; 4 with columnwise_per_tensor), whatever the number of groups (fewer when no group has
+  // rows).
   size_t launches() const;
   // Group g's copy as quantize() writes it: rowwise [rows_g, cols] or columnwise [cols, rows_g]
   // with its scales; QuantizedTensor{} for a group without rows, no data for a copy not
@@ -94,12 +110,16 @@ class Fp8GroupedQuantization {
   QuantizedTensor copy(bool columnwise, int64_t group) const;
 
  private:
-  enum class Recipe { kCurrent, kDelayed, kBlock };
+  enum class Recipe { kCurrent, kDelayed, kBlock, kRowwise };
+  // Block and rowwise scaling write scale_inv buffers; tensorwise keeps its scales in states.
+  static bool has_scale_buffers(Recipe recipe) {
+    return recipe == Recipe::kBlock || recipe == Recipe::kRowwise;
+  }
 
   Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat16* input, const GroupedLayout& layout,
                          ElementFormat format, ScaleLayout scale_layout,
                          const Fp8GroupedTargets& targets, float* states, int64_t history_length);
-  // Group g's state, or null for block scaling.
+  // Group g's state, or null for block and rowwise scaling.
   float* state(int64_t group) const;
   bool any_rows() const { return layout_.rows() > 0; }
 
@@ -110,6 +130,7 @@ class Fp8GroupedQuantization {
   Fp8GroupedTargets targets_;
   float* states_;
   int64_t history_length_;
+  bool columnwise_per_tensor_ = false;  // rowwise scaling
   GroupedScaleLayout rowwise_scales_;
   GroupedScaleLayout columnwise_scales_;
   detail::GroupedTileCast cast_;

@@ -1,7 +1,10 @@
 #include "quant/fp8/rowwise.h"
 
+#include <cstdint>
+
 #include "quant/fp8/detail/argument_checks.h"
 #include "quant/fp8/detail/line_amax.h"
+#include "quant/fp8/detail/row_cast.h"
 #include "quant/fp8/detail/tile_cast.h"
 
 namespace gemmscope {
@@ -11,6 +14,15 @@ constexpr size_t kAlignment = 16;
 
 size_t aligned(size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+// The one-pass cast takes the rowwise copy alone, of rows that fit it.
+bool one_pass(int64_t cols, bool columnwise) {
+  return !columnwise && detail::row_cast_fits(cols);
+}
+
+bool aligned_to(const void* pointer, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(pointer) % bytes == 0;
 }
 
 }  // namespace
@@ -33,6 +45,13 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
   if (targets.columnwise != nullptr)
     detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
 
+  // The one-pass cast's 16-byte loads and 8-byte stores; cudaMalloc'd buffers always qualify.
+  if (one_pass(cols, targets.columnwise != nullptr) && aligned_to(input, 16) &&
+      aligned_to(targets.rowwise, 8)) {
+    detail::launch_row_cast(input, rows, cols, targets.rowwise, targets.rowwise_scale_inv, stream);
+    return;
+  }
+
   auto* row_amax = static_cast<uint32_t*>(workspace);
   auto* col_amax = reinterpret_cast<uint32_t*>(
       static_cast<uint8_t*>(workspace) + aligned(static_cast<size_t>(rows) * sizeof(uint32_t)));
@@ -54,10 +73,14 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
   detail::launch_tile_cast(args, stream);
 }
 
-size_t fp8_rowwise_launches(const Fp8RowwiseTargets& targets) {
-  const size_t copies =
-      (targets.rowwise != nullptr ? 1 : 0) + (targets.columnwise != nullptr ? 1 : 0);
-  return copies + 2;  // a memset a copy, the amax pass, the cast
+int fp8_rowwise_input_reads(int64_t cols, bool /*rowwise*/, bool columnwise) {
+  return one_pass(cols, columnwise) ? 1 : 2;
+}
+
+size_t fp8_rowwise_launches(int64_t cols, bool rowwise, bool columnwise) {
+  if (one_pass(cols, columnwise))
+    return 1;
+  return (rowwise ? 1 : 0) + (columnwise ? 1 : 0) + 2;  // a memset a copy, the amax pass, the cast
 }
 
 }  // namespace gemmscope

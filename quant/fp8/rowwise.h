@@ -13,12 +13,14 @@
 // scale_policy.h): 448 / amax rounded down to a power of two. torchao clamps amax at 1e-12 where
 // this takes 1 for a line of zeros; both quantize such a line to zeros.
 //
-// Two passes: every row's and column's amax (quant/fp8/detail/line_amax.h), then one cast of the
-// requested copies through the shared tile kernel (quant/fp8/detail/tile_cast.h). Scales out:
-// FP32 scale_inv, [rows] for the rowwise copy and [cols] for the columnwise one, what cuBLASLt's
-// OUTER_VEC_32F scale mode reads. All device work on `stream`, no host synchronisation. Input BF16
-// [rows, cols], any positive size; either copy may be skipped (null data and scale pointers),
-// not both.
+// The rowwise copy alone takes one pass where its rows fit in registers (16-byte rows of at
+// most 16384 BF16, quant/fp8/detail/row_cast.h): each row's amax and its cast from one read of
+// the input. Otherwise two passes: every row's and column's amax (quant/fp8/detail/line_amax.h),
+// then one cast of the requested copies through the shared tile kernel (quant/fp8/detail/
+// tile_cast.h). Scales out: FP32 scale_inv, [rows] for the rowwise copy and [cols] for the
+// columnwise one, what cuBLASLt's OUTER_VEC_32F scale mode reads. All device work on `stream`,
+// no host synchronisation. Input BF16 [rows, cols], any positive size; either copy may be
+// skipped (null data and scale pointers), not both.
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -42,8 +44,13 @@ size_t fp8_rowwise_workspace_bytes(int64_t rows, int64_t cols);
 void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                           const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream);
 
-// Kernels and memsets one call enqueues: a memset and the amax pass a requested copy, then the
-// cast (4 with both copies, 3 with one).
-size_t fp8_rowwise_launches(const Fp8RowwiseTargets& targets);
+// How many times quantize_fp8_rowwise reads the input for the copies wanted: once (the rowwise
+// copy alone, of rows that fit the one-pass cast) or twice, for 16-byte aligned input and
+// outputs (as cudaMalloc gives them).
+int fp8_rowwise_input_reads(int64_t cols, bool rowwise, bool columnwise);
+
+// Kernels and memsets one call enqueues, on the same terms: the one-pass cast alone; otherwise a
+// memset and the amax pass a requested copy, then the cast (4 with both copies, 3 with one).
+size_t fp8_rowwise_launches(int64_t cols, bool rowwise, bool columnwise);
 
 }  // namespace gemmscope

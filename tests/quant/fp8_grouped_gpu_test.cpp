@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -22,7 +23,9 @@
 #include "quant/fp8/delayed.h"
 #include "quant/fp8/grouped.h"
 #include "quant/fp8/operand.h"
+#include "quant/fp8/rowwise.h"
 #include "quant/fp8/tensorwise.h"
+#include "quant/fp8/tensorwise_outer_vec.h"
 #include "quant/operand_copies.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
@@ -382,11 +385,18 @@ TEST(Fp8GroupedGpu, DelayedScalingEqualsEachGroupQuantizedAlone) {
   expect_delayed_matches(kShapes[4], ElementFormat::kE5M2, OperandCopies::kBoth, 3, 4, seed);
 }
 
-void expect_block_matches(const GroupedShape& shape, ScaleLayout scale_layout, OperandCopies copies,
-                          uint32_t seed) {
-  SCOPED_TRACE(
-      std::string(scale_layout == ScaleLayout::kVec128 ? "FP8Block 1x128 " : "FP8Block 128x128 ") +
-      describe(shape, copies));
+// FP8Block (scale_layout kVec128 or kBlock128x128) or FP8Rowwise (kOuterVec): the recipes whose
+// scales are buffers of their own, a slice a group. `columnwise_per_tensor` (FP8Rowwise only):
+// each group's columnwise copy as quant/fp8/tensorwise_outer_vec.h casts that group alone.
+void expect_scaled_matches(const GroupedShape& shape, ScaleLayout scale_layout,
+                           OperandCopies copies, uint32_t seed,
+                           bool columnwise_per_tensor = false) {
+  const bool rowwise_scaling = scale_layout == ScaleLayout::kOuterVec;
+  SCOPED_TRACE(std::string(columnwise_per_tensor ? "FP8Rowwise, columnwise per tensor "
+                           : rowwise_scaling     ? "FP8Rowwise "
+                           : scale_layout == ScaleLayout::kVec128 ? "FP8Block 1x128 "
+                                                                  : "FP8Block 128x128 ") +
+               describe(shape, copies));
   GroupedOperand operand(shape, copies, seed);
   const GroupedScaleLayout rowwise_layout =
       fp8_grouped_scales(operand.layout, scale_layout, /*columnwise=*/false);
@@ -401,9 +411,16 @@ void expect_block_matches(const GroupedShape& shape, ScaleLayout scale_layout, O
     targets.rowwise_scale_inv = rowwise_scales.get();
   if (has_columnwise(copies))
     targets.columnwise_scale_inv = columnwise_scales.get();
-  auto quantization =
-      Fp8GroupedQuantization::block(operand.input.get(), operand.layout, scale_layout, targets);
+  DeviceBuffer<float> states(
+      static_cast<size_t>(Fp8GroupedQuantization::rowwise_state_floats(operand.layout)));
+  auto quantization = rowwise_scaling
+                          ? Fp8GroupedQuantization::rowwise(operand.input.get(), operand.layout,
+                                                            states.get(), targets)
+                          : Fp8GroupedQuantization::block(operand.input.get(), operand.layout,
+                                                          scale_layout, targets);
   const DeviceBuffer<uint8_t> workspace = upload_tables(quantization);
+  // Twice: the amaxes of the first call must not leak into the second.
+  quantization.quantize(nullptr);
   quantization.quantize(nullptr);
 
   for (int64_t g = 0; g < operand.layout.group_count(); ++g) {
@@ -414,7 +431,14 @@ void expect_block_matches(const GroupedShape& shape, ScaleLayout scale_layout, O
       continue;
     }
     SingleTensor single(rows, shape.cols, ElementFormat::kE4M3, scale_layout, copies);
-    if (scale_layout == ScaleLayout::kVec128) {
+    if (rowwise_scaling) {
+      const Fp8BlockTargets block = single.block_targets();
+      DeviceBuffer<uint8_t> workspace(fp8_rowwise_workspace_bytes(rows, shape.cols));
+      quantize_fp8_rowwise(
+          operand.group_input(g), rows, shape.cols,
+          {block.rowwise, block.rowwise_scale_inv, block.columnwise, block.columnwise_scale_inv},
+          workspace.get(), nullptr);
+    } else if (scale_layout == ScaleLayout::kVec128) {
       quantize_fp8_1x128(operand.group_input(g), rows, shape.cols, single.block_targets(), nullptr);
     } else {
       quantize_fp8_128x128(operand.group_input(g), rows, shape.cols, single.block_targets(),
@@ -449,8 +473,21 @@ TEST(Fp8GroupedGpu, BlockScalingEqualsEachGroupQuantizedAlone) {
   uint32_t seed = 6000;
   for (const GroupedShape& shape : kShapes) {
     for (const OperandCopies copies : kAllCopies) {
-      expect_block_matches(shape, ScaleLayout::kVec128, copies, seed++);
-      expect_block_matches(shape, ScaleLayout::kBlock128x128, copies, seed++);
+      expect_scaled_matches(shape, ScaleLayout::kVec128, copies, seed++);
+      expect_scaled_matches(shape, ScaleLayout::kBlock128x128, copies, seed++);
+    }
+  }
+}
+
+// Each group's rows and columns their own power-of-2 scales: its column amaxes over its rows only.
+TEST(Fp8GroupedGpu, RowwiseScalingEqualsEachGroupQuantizedAlone) {
+  GEMMSCOPE_REQUIRE_GPU();
+  uint32_t seed = 6500;
+  for (const GroupedShape& shape : kShapes) {
+    for (const OperandCopies copies : kAllCopies) {
+      expect_scaled_matches(shape, ScaleLayout::kOuterVec, copies, seed++);
+      expect_scaled_matches(shape, ScaleLayout::kOuterVec, copies, seed++,
+                            /*columnwise_per_tensor=*/true);
     }
   }
 }
@@ -554,6 +591,13 @@ TEST(Fp8GroupedLaunches, FixedWhateverTheNumberOfGroups) {
           1u)
           << "the cast";
     }
+    EXPECT_EQ(Fp8GroupedQuantization::rowwise(input, layout, states, stand_in_targets()).launches(),
+              3u)
+        << "a memset, the line amax and the cast kernels";
+    EXPECT_EQ(
+        Fp8GroupedQuantization::rowwise(input, layout, states, stand_in_targets(), true).launches(),
+        4u)
+        << "and the fold of each group's column amaxes";
   }
   // Without a row to quantize the casts (and current scaling's amax) are not launched.
   const GroupedLayout empty({0, 0, 0}, 64);
@@ -602,11 +646,11 @@ TEST(Fp8GroupedArguments, RefusedWithTheOffendingValue) {
   EXPECT_TRUE(testing::contains(message, "columnwise_scale_inv")) << message;
   message = testing::thrown_message<std::invalid_argument>(
       [&] { fp8_grouped_scales(layout, ScaleLayout::kTensor, false); });
-  EXPECT_TRUE(testing::contains(message, "not an FP8 block layout")) << message;
+  EXPECT_TRUE(testing::contains(message, "not an FP8 block or rowwise layout")) << message;
   message = testing::thrown_message<std::invalid_argument>([&] {
     Fp8GroupedQuantization::block(input, layout, ScaleLayout::kTensor, stand_in_targets());
   });
-  EXPECT_TRUE(testing::contains(message, "not an FP8 block layout")) << message;
+  EXPECT_TRUE(testing::contains(message, "not an FP8 block or rowwise layout")) << message;
   const auto quantization =
       Fp8GroupedQuantization::block(input, layout, ScaleLayout::kVec128, stand_in_targets());
   message = testing::thrown_message<std::invalid_argument>([&] { quantization.copy(false, 3); });

@@ -25,8 +25,12 @@ namespace {
 
 using testing::Shape;
 
-const Shape kShapes[] = {{1, 1},     {1, 16},      {17, 272}, {128, 128},  {257, 391},
-                         {333, 100}, {1000, 2048}, {130, 4},  {4096, 1536}};
+// The rowwise copy alone takes the one-pass cast where a row is whole 16-byte chunks: one warp a
+// row up to 2048 columns (1x16 to 4096x1536), two (70x3000), four (5x6144), eight (9x16384);
+// 3x16392 is past it, and 1x1, 257x391, 333x100, 130x4 are not whole chunks.
+const Shape kShapes[] = {{1, 1},     {1, 16},      {17, 272}, {128, 128},   {257, 391},
+                         {333, 100}, {1000, 2048}, {130, 4},  {4096, 1536}, {9, 16384},
+                         {3, 16392}, {70, 3000},   {5, 6144}};
 
 // random_bf16 times 2^((r + 3c) % 9 - 4): neighbouring rows and columns get other scales.
 std::vector<__nv_bfloat16> lines_of_other_magnitudes(const Shape& shape, uint32_t seed) {
@@ -157,14 +161,19 @@ TEST(Fp8RowwiseReference, ScalesArePowersOfTwoFromEachLinesAmax) {
   EXPECT_EQ(scale_inv[0], 1.0f / 128.0f);
 }
 
-TEST(Fp8RowwiseLaunches, AMemsetACopyThenTheAmaxPassAndTheCast) {
-  Fp8RowwiseTargets both{reinterpret_cast<uint8_t*>(16), reinterpret_cast<float*>(32),
-                         reinterpret_cast<uint8_t*>(48), reinterpret_cast<float*>(64)};
-  EXPECT_EQ(fp8_rowwise_launches(both), 4u);
-  Fp8RowwiseTargets one = both;
-  one.columnwise = nullptr;
-  one.columnwise_scale_inv = nullptr;
-  EXPECT_EQ(fp8_rowwise_launches(one), 3u);
+// The rowwise copy alone of rows that fit in registers is one launch reading the input once;
+// anything else a memset and the amax pass a copy, then the cast, reading it twice.
+TEST(Fp8RowwiseLaunches, OnePassForTheRowwiseCopyAloneOfRowsThatFit) {
+  EXPECT_EQ(fp8_rowwise_launches(4096, true, false), 1u);
+  EXPECT_EQ(fp8_rowwise_input_reads(4096, true, false), 1);
+  EXPECT_EQ(fp8_rowwise_launches(16384, true, false), 1u);
+  EXPECT_EQ(fp8_rowwise_launches(16392, true, false), 3u) << "past 16384 BF16 a row";
+  EXPECT_EQ(fp8_rowwise_input_reads(16392, true, false), 2);
+  EXPECT_EQ(fp8_rowwise_launches(1000 + 4, true, false), 3u) << "not whole 16-byte chunks";
+  EXPECT_EQ(fp8_rowwise_launches(4096, true, true), 4u);
+  EXPECT_EQ(fp8_rowwise_input_reads(4096, true, true), 2);
+  EXPECT_EQ(fp8_rowwise_launches(4096, false, true), 3u);
+  EXPECT_EQ(fp8_rowwise_input_reads(4096, false, true), 2);
 }
 
 }  // namespace

@@ -16,4 +16,11 @@ namespace gemmscope::detail {
 void launch_line_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                       uint32_t* row_amax_bits, uint32_t* col_amax_bits, cudaStream_t stream);
 
+// Each of `groups` consecutive runs of `cols` column amaxes replaced by the run's max: a tensor's
+// (or a group's) one amax, repeated per column, so that the tile cast's kRowwise gives its
+// columnwise copy one tensorwise scale written per column (torchao's rowwise_with_gw_hp weight
+// for grad_input). One block a group.
+void launch_fold_column_amax(uint32_t* col_amax_bits, int64_t groups, int64_t cols,
+                             cudaStream_t stream);
+
 }  // namespace gemmscope::detail

@@ -9,6 +9,7 @@
 #include "quant/base/cuda_check.h"
 #include "quant/detail/fp8_device.cuh"
 #include "quant/fp8/detail/amax.cuh"
+#include "quant/fp8/detail/line_amax.cuh"
 #include "quant/fp8/format.h"
 #include "quant/fp8/scale_layout.h"
 
@@ -45,8 +46,8 @@ struct KernelParams {
   float* columnwise_scale_inv;
   float* stacked_rowwise_scale_inv;  // or null
   int64_t stacked_scale_stride;
-  const uint32_t* row_amax_bits;  // kRowwise
-  const uint32_t* col_amax_bits;
+  uint32_t* row_amax_bits;  // kRowwise
+  uint32_t* col_amax_bits;
 };
 
 // One tensor of a grouped cast, in device memory: its arguments, where the grouped amax kernel
@@ -436,6 +437,27 @@ __global__ void __launch_bounds__(kAmaxThreads) grouped_amax_kernel(const Groupe
   publish_block_amax(lanes, tensor.amax);
 }
 
+// The line amax pass (quant/fp8/detail/line_amax.h) of every tensor of a grouped kRowwise cast,
+// over the same tiles, top-down: each tile's rows and columns into its tensor's amaxes.
+template <bool kAllAligned>
+__global__ void __launch_bounds__(kLineAmaxThreads)
+    grouped_line_amax_kernel(const GroupedTiles tiles) {
+  static_assert(kLineAmaxCols == kTile, "a block of the amax pass a tile");
+  const unsigned int tile_row = blockIdx.x / tiles.col_tiles;
+  const unsigned int tile_col = blockIdx.x - tile_row * tiles.col_tiles;
+  const TensorTiles& tensor = tiles.tensors[__ldg(tiles.tile_row_tensor + tile_row)];
+  const KernelParams& p = tensor.params;
+  const int64_t row0 = static_cast<int64_t>(tile_row - tensor.first_tile_row) * kTile;
+  const int64_t col0 = static_cast<int64_t>(tile_col) * kTile;
+  if (kAllAligned || tensor.aligned) {
+    line_amax_block<true, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
+                                 p.col_amax_bits);
+  } else {
+    line_amax_block<false, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
+                                  p.col_amax_bits);
+  }
+}
+
 // One tensor's cast, or the grouped cast of several.
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
 void launch_blocks(const KernelParams& params, unsigned int blocks, cudaStream_t stream) {
@@ -592,6 +614,19 @@ void GroupedTileCast::launch_cast(cudaStream_t stream) const {
   launch_scaling(scaling_, format_,
                  grouped_tiles(tables_, tensors_table_, tile_rows_table_, col_tiles_, tile_rows_),
                  aligned_, blocks_, stream);
+}
+
+void GroupedTileCast::launch_line_amax(cudaStream_t stream) const {
+  if (blocks_ == 0)
+    return;
+  const GroupedTiles tiles =
+      grouped_tiles(tables_, tensors_table_, tile_rows_table_, col_tiles_, tile_rows_);
+  if (aligned_) {
+    grouped_line_amax_kernel<true><<<blocks_, kLineAmaxThreads, 0, stream>>>(tiles);
+  } else {
+    grouped_line_amax_kernel<false><<<blocks_, kLineAmaxThreads, 0, stream>>>(tiles);
+  }
+  CUDA_CHECK_LAUNCH();
 }
 
 void GroupedTileCast::launch_amax(cudaStream_t stream) const {

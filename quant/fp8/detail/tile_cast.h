@@ -51,9 +51,10 @@ struct TileCastArgs {
   float* stacked_rowwise_scale_inv = nullptr;
   int64_t stacked_scale_stride = 0;
   // kRowwise: each row's and each column's amax as FP32 bits (line_amax.h), for the copies
-  // requested; its scale_inv outputs are then [rows] and [cols].
-  const uint32_t* row_amax_bits = nullptr;
-  const uint32_t* col_amax_bits = nullptr;
+  // requested; its scale_inv outputs are then [rows] and [cols]. GroupedTileCast::
+  // launch_line_amax() writes them.
+  uint32_t* row_amax_bits = nullptr;
+  uint32_t* col_amax_bits = nullptr;
 };
 
 void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream);
@@ -78,6 +79,10 @@ class GroupedTileCast {
   // compute_amax of every tensor into its `amaxes` entry, in one launch (none without tensors)
   // and without the memset: the caller zeroes them first.
   void launch_amax(cudaStream_t stream) const;
+  // kRowwise: every tensor's row and column amaxes (line_amax.h) into its row_amax_bits and
+  // col_amax_bits, in one launch (none without tensors) and without the memset: the caller
+  // zeroes them first.
+  void launch_line_amax(cudaStream_t stream) const;
 
  private:
   DeviceTables tables_;
