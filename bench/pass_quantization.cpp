@@ -1,56 +1,96 @@
 #include "bench/pass_quantization.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace gemmscope {
 namespace {
 
-OperandUse read_copy(TensorRole role, OperandCopies reads) {
-  OperandUse use;
-  use.role = role;
-  use.reads = reads;
-  use.writes = reads;
-  return use;
-}
+struct GemmRead {
+  Pass pass;
+  TensorRole role;
+  OperandCopies copy;
+};
 
-// Quantized in the timed work: into the copy the GEMM reads (autocast) or, in a step, into
-// both, the other one saved for a later pass.
-OperandUse timed(OperandUse use, Mode mode) {
-  use.timed = true;
-  if (mode == Mode::kStep) {
-    use.writes = OperandCopies::kBoth;
-    use.once_per_microbatches = use.role == TensorRole::kWeight;
+// Every operand a layer's GEMMs read, in the order of a training step (bench/recipes/
+// quantized_recipe.h): each pass's left operand, then its right.
+constexpr GemmRead kReads[] = {
+    {Pass::kFprop, TensorRole::kActivation, OperandCopies::kRowwise},
+    {Pass::kFprop, TensorRole::kWeight, OperandCopies::kRowwise},
+    {Pass::kDgrad, TensorRole::kGradient, OperandCopies::kRowwise},
+    {Pass::kDgrad, TensorRole::kWeight, OperandCopies::kColumnwise},
+    {Pass::kWgrad, TensorRole::kGradient, OperandCopies::kColumnwise},
+    {Pass::kWgrad, TensorRole::kActivation, OperandCopies::kColumnwise},
+};
+
+// The first pass of the step that reads `role`'s tensor quantized (its reads are in step order).
+std::optional<Pass> first_quantized_reader(TensorRole role, const QuantizedPasses& quantized) {
+  for (const GemmRead& read : kReads) {
+    if (read.role == role && quantized.has(read.pass))
+      return read.pass;
   }
-  return use;
+  return std::nullopt;
 }
 
 }  // namespace
 
-PassOperands pass_operands(Pass pass, Mode mode) {
+bool QuantizedPasses::has(Pass pass) const {
+  switch (pass) {
+    case Pass::kFprop:
+      return fprop;
+    case Pass::kDgrad:
+      return dgrad;
+    case Pass::kWgrad:
+      return wgrad;
+  }
+  return false;
+}
+
+std::optional<OperandCopies> copies_read(TensorRole role, const QuantizedPasses& quantized) {
+  bool rowwise = false;
+  bool columnwise = false;
+  for (const GemmRead& read : kReads) {
+    if (read.role == role && quantized.has(read.pass))
+      (read.copy == OperandCopies::kRowwise ? rowwise : columnwise) = true;
+  }
+  if (rowwise && columnwise)
+    return OperandCopies::kBoth;
+  if (rowwise || columnwise)
+    return rowwise ? OperandCopies::kRowwise : OperandCopies::kColumnwise;
+  return std::nullopt;
+}
+
+PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized) {
   if (mode == Mode::kNative)
     throw std::invalid_argument("pass_operands: BF16's native mode quantizes nothing");
-  constexpr OperandCopies kRow = OperandCopies::kRowwise;
-  constexpr OperandCopies kColumn = OperandCopies::kColumnwise;
-  const OperandUse x_row = read_copy(TensorRole::kActivation, kRow);
-  const OperandUse w_row = read_copy(TensorRole::kWeight, kRow);
-  const OperandUse dy_row = read_copy(TensorRole::kGradient, kRow);
-  const OperandUse w_column = read_copy(TensorRole::kWeight, kColumn);
-  const OperandUse dy_column = read_copy(TensorRole::kGradient, kColumn);
-  const OperandUse x_column = read_copy(TensorRole::kActivation, kColumn);
-  const bool autocast = mode == Mode::kAutocast;
-  const bool step = mode == Mode::kStep;
-  switch (pass) {
-    case Pass::kFprop:  // a step quantizes X and W here, for every pass
-      return {autocast || step ? timed(x_row, mode) : x_row,
-              autocast || step ? timed(w_row, mode) : w_row};
-    case Pass::kDgrad:  // a step quantizes dY here; W's columnwise copy is Fprop's
-      return {autocast || step ? timed(dy_row, mode) : dy_row,
-              autocast ? timed(w_column, mode) : w_column};
-    case Pass::kWgrad:  // a step reads the copies Fprop and Dgrad saved
-      return {autocast ? timed(dy_column, mode) : dy_column,
-              autocast ? timed(x_column, mode) : x_column};
+  if (!quantized.has(pass)) {
+    throw std::invalid_argument(std::string("pass_operands: the recipe runs ") + pass_name(pass) +
+                                " in BF16, on unquantized inputs");
   }
-  throw std::invalid_argument("pass_operands: unknown pass");
+  const auto operand = [&](const GemmRead& read) {
+    OperandUse use;
+    use.role = read.role;
+    use.reads = read.copy;
+    use.writes = read.copy;
+    if (mode == Mode::kAutocast) {  // into the copy this GEMM reads, every call
+      use.timed = true;
+    } else if (mode == Mode::kStep && first_quantized_reader(read.role, quantized) == pass) {
+      // Where the step first reads the tensor: into every copy its quantized passes read.
+      use.timed = true;
+      use.writes = *copies_read(read.role, quantized);
+      use.once_per_microbatches = read.role == TensorRole::kWeight;
+    }
+    return use;
+  };
+  PassOperands operands;
+  bool left = true;
+  for (const GemmRead& read : kReads) {
+    if (read.pass != pass)
+      continue;
+    (left ? operands.left : operands.right) = operand(read);
+    left = false;
+  }
+  return operands;
 }
 
 }  // namespace gemmscope

@@ -6,15 +6,20 @@
 //   Fprop  X rowwise     · W rowwise
 //   Dgrad  dY rowwise    · W columnwise
 //   Wgrad  dY columnwise · X columnwise
+// A recipe may keep a pass in BF16 (QuantizedPasses): that pass reads the BF16 tensors, and no
+// copy is made for it.
 // - step, what a training step pays (TransformerEngine's Linear, torchao's Float8Linear): each
-//   tensor is quantized once a step, where the step first reads it, into every copy the step
-//   reads later: Fprop X and W into both copies, Dgrad dY into both; Wgrad reads the copies
-//   saved by the other two. W's copies serve every microbatch of an optimizer step
-//   (--microbatches=N; TE's is_first_microbatch), so it is quantized once per N. Three
-//   quantizations an op, summed over its passes.
-// - autocast, TransformerEngine's benchmark tool (benchmarks/gemm/benchmark_gemm.py): each GEMM
-//   quantizes both of its operands, into the copy it reads, every call. Six an op.
+//   tensor is quantized once a step, where the step first reads it quantized, into every copy the
+//   step's quantized passes read: with every pass quantized, Fprop X and W into both copies,
+//   Dgrad dY into both; Wgrad reads the copies saved by the other two. W's copies serve every
+//   microbatch of an optimizer step (--microbatches=N; TE's is_first_microbatch), so it is
+//   quantized once per N. Three quantizations an op, summed over its passes.
+// - autocast, TransformerEngine's benchmark tool (benchmarks/gemm/benchmark_gemm.py): each
+//   quantized GEMM quantizes both of its operands, into the copy it reads, every call. Six an op
+//   with every pass quantized.
 // - prequant: none; the copies are made once, outside timing. The GEMMs alone.
+
+#include <optional>
 
 #include "bench/operand_source.h"
 #include "quant/operand_copies.h"
@@ -22,6 +27,17 @@
 #include "shapes/gemm_shape.h"
 
 namespace gemmscope {
+
+// The passes whose GEMMs read quantized copies; the others read the BF16 tensors, as BF16's
+// GEMMs do (torchao's rowwise_with_gw_hp keeps Wgrad in BF16).
+struct QuantizedPasses {
+  bool fprop = true;
+  bool dgrad = true;
+  bool wgrad = true;
+
+  static QuantizedPasses none() { return {false, false, false}; }
+  bool has(Pass pass) const;
+};
 
 // One operand of a pass's GEMM.
 struct OperandUse {
@@ -43,7 +59,12 @@ struct PassOperands {
   OperandUse right;  // W in Fprop and Dgrad, X in Wgrad
 };
 
-// `mode` is kStep, kAutocast or kPrequant; throws std::invalid_argument for kNative.
-PassOperands pass_operands(Pass pass, Mode mode);
+// The copies of `role`'s tensor that the `quantized` passes read (what a step quantizes it
+// into); nullopt when none of them reads it.
+std::optional<OperandCopies> copies_read(TensorRole role, const QuantizedPasses& quantized);
+
+// `mode` is kStep, kAutocast or kPrequant; throws std::invalid_argument for kNative and for a
+// pass that `quantized` leaves in BF16.
+PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized = {});
 
 }  // namespace gemmscope

@@ -76,6 +76,8 @@ int register_cases(const Workload& workload, const std::vector<std::unique_ptr<R
     const int64_t alignment =
         std::max(recipe->group_row_alignment(), session.options().grouped.group_row_alignment());
     for (const QuantizeSpec& spec : quantize_specs(workload, alignment)) {
+      if (!recipe->lists_quantization(spec.role, spec.copies))
+        continue;
       // Quantization runs on any GPU: these cases are never skipped for the GEMM's reasons. A
       // grouped operand's cases are a group of their own, as its GEMM cases are.
       const std::string group =

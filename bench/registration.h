@@ -3,7 +3,8 @@
 //   for each recipe: its GEMM cases, mode by mode, in the workload's GEMM order
 //     ({Precision}/{Pass}/{op}/{mode}/M:/K:/N:, grouped ones with /G: before M:);
 //   then for each recipe that quantizes: its quantization cases
-//     ({Precision}/Quantize/{operand}/{layout}/R:/C:).
+//     ({Precision}/Quantize/{operand}/{layout}/R:/C:), the layouts it lists
+//     (Recipe::lists_quantization).
 // The GEMM cases come first and together so that the GPU stays at its power cap, and as warm
 // as a training step keeps it, from the first GEMM group to the last (bench/timing/gpu_warmup.h):
 // the quantization groups draw less power and let it cool. So --benchmark_filter=BF16/Wgrad selects

@@ -6,6 +6,7 @@
 #include "bench/gemm_choice.h"
 #include "bench/pass_quantization.h"
 #include "bench/pass_tensors.h"
+#include "bench/recipes/bf16_gemm_case.h"
 #include "bench/recipes/per_group_quantizer.h"
 
 namespace gemmscope {
@@ -44,6 +45,13 @@ OperandSource operand_source(const PassTensors& tensors, const OperandUse& use,
   throw std::logic_error("unknown tensor role");
 }
 
+// What a grouped case's experts' rows are padded to: the recipe's multiple, or the listed grouped
+// providers' where larger. Every pass of the recipe pads alike, its BF16 ones too, so that they
+// read the tensors its quantized passes read.
+int64_t row_alignment(const QuantizedRecipe& recipe, const RecipeContext& context) {
+  return std::max(recipe.group_row_alignment(), context.grouped.group_row_alignment());
+}
+
 // One GEMM operand: its quantizer, and when the case's timed work runs it.
 struct QuantizedOperand {
   OperandUse use;
@@ -65,9 +73,7 @@ class QuantizedGemmCase : public GemmCase {
       : GemmCase(spec.gemm),
         microbatches_(context.microbatches),
         tolerance_(recipe.tolerance(spec.gemm.pass)),
-        tensors_(spec.gemm,
-                 std::max(recipe.group_row_alignment(), context.grouped.group_row_alignment()),
-                 context.stream) {
+        tensors_(spec.gemm, row_alignment(recipe, context), context.stream) {
     // A grouped layer quantizes each expert's slices with their own scales, as
     // TransformerEngine's GroupedLinear does: one quantizer per operand covers every expert.
     const bool stacked =
@@ -80,7 +86,8 @@ class QuantizedGemmCase : public GemmCase {
       operand.quantizer->quantize(context.stream);
       return operand;
     };
-    const PassOperands operands = pass_operands(spec.gemm.pass, spec.mode);
+    const PassOperands operands =
+        pass_operands(spec.gemm.pass, spec.mode, recipe.quantized_passes());
     left_ = quantized_operand(operands.left);
     right_ = quantized_operand(operands.right);
     for (int64_t g = 0; g < tensors_.group_count(); ++g) {
@@ -155,6 +162,8 @@ std::unique_ptr<OperandQuantizer> QuantizedRecipe::make_grouped_quantizer(
 
 std::unique_ptr<GemmCase> QuantizedRecipe::prepare(const CaseSpec& spec,
                                                    const RecipeContext& context) const {
+  if (!quantized_passes().has(spec.gemm.pass))
+    return make_bf16_gemm_case(spec, context, row_alignment(*this, context));
   return std::make_unique<QuantizedGemmCase>(*this, spec, context);
 }
 

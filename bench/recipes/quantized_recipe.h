@@ -10,6 +10,9 @@
 // both copies (W once per --microbatches); in autocast both operands, into the copy the GEMM
 // reads; in prequant none, the copies made once. Each quantization includes the recipe's
 // per-step bookkeeping (delayed scaling's history update).
+// A pass the recipe keeps in BF16 (quantized_passes(), FP8RowwiseBF16Wgrad's Wgrad) runs BF16's
+// GEMM on the BF16 tensors instead, in every mode, quantizing nothing (bench/recipes/
+// bf16_gemm_case.h); the other passes' accounting then makes no copy for it.
 // A recipe supplies its OperandQuantizer and its GEMM settings. Where the GPU lacks the
 // recipe's tensor cores, the GEMM runs emulated (kernels/cublaslt/emulated_gemm.h) if the recipe
 // allows.

@@ -1,5 +1,6 @@
 #include "bench/recipes/recipe.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "bench/recipes/factories.h"
@@ -9,6 +10,13 @@ namespace gemmscope {
 std::unique_ptr<OperandQuantizer> Recipe::make_quantizer(const OperandSource& /*source*/,
                                                          cudaStream_t /*stream*/) const {
   throw std::logic_error(name() + " does not quantize");
+}
+
+bool Recipe::lists_quantization(TensorRole role, OperandCopies copies) const {
+  if (!quantizes())
+    return false;
+  const std::optional<OperandCopies> read = copies_read(role, quantized_passes());
+  return read && (*read == OperandCopies::kBoth || *read == copies);
 }
 
 std::vector<std::unique_ptr<Recipe>> all_recipes(const RecipeSettings& settings) {

@@ -16,6 +16,7 @@
 #include "bench/implementation_list.h"
 #include "bench/operand_quantizer.h"
 #include "bench/operand_source.h"
+#include "bench/pass_quantization.h"
 #include "kernels/cublaslt/context.h"
 #include "kernels/cublaslt/gemm_plan.h"
 #include "kernels/gemm_provider.h"
@@ -54,6 +55,14 @@ class Recipe {
 
   // Whether the recipe quantizes, and so has quantization cases of its own.
   virtual bool quantizes() const { return false; }
+  // The passes whose GEMMs read quantized copies: every pass of a quantizing recipe unless it
+  // keeps one in BF16; none of BF16's.
+  virtual QuantizedPasses quantized_passes() const {
+    return quantizes() ? QuantizedPasses{} : QuantizedPasses::none();
+  }
+  // Whether the recipe has a quantization case of `role`'s tensor into `copies`: by default each
+  // layout whose copies its quantized passes read (bench/quantize_case.h).
+  virtual bool lists_quantization(TensorRole role, OperandCopies copies) const;
   // The recipe's quantization of one tensor, or of every group of a grouped one (allocates its
   // buffers). Only called when quantizes(). Throws Unsupported for a shape the format cannot
   // take.

@@ -74,14 +74,27 @@ std::vector<SweepCase> sweep(const std::vector<std::unique_ptr<Recipe>>& recipes
     }
     if (!recipe->quantizes())
       continue;
-    for (const OperandCopies copies :
-         {OperandCopies::kRowwise, OperandCopies::kColumnwise, OperandCopies::kBoth}) {
-      const QuantizeSpec spec{TensorRole::kActivation, dims.tokens, dims.in_features, copies, {}};
-      cases.push_back({quantize_case_name(r->name(), spec), [r, spec] {
-                         const std::unique_ptr<TimedWork> work =
-                             prepare_quantize_case(*r, spec, /*stacked_row_scales=*/true, nullptr);
-                         work->enqueue(nullptr);
-                       }});
+    // X's casts, and W's (some recipes list only the weight's, bench/recipes/recipe.h).
+    for (const QuantizeSpec& tensor :
+         {QuantizeSpec{
+              TensorRole::kActivation, dims.tokens, dims.in_features, OperandCopies::kRowwise, {}},
+          QuantizeSpec{TensorRole::kWeight,
+                       dims.out_features,
+                       dims.in_features,
+                       OperandCopies::kRowwise,
+                       {}}}) {
+      for (const OperandCopies copies :
+           {OperandCopies::kRowwise, OperandCopies::kColumnwise, OperandCopies::kBoth}) {
+        if (!r->lists_quantization(tensor.role, copies))
+          continue;
+        QuantizeSpec spec = tensor;
+        spec.copies = copies;
+        cases.push_back({quantize_case_name(r->name(), spec), [r, spec] {
+                           const std::unique_ptr<TimedWork> work = prepare_quantize_case(
+                               *r, spec, /*stacked_row_scales=*/true, nullptr);
+                           work->enqueue(nullptr);
+                         }});
+      }
     }
   }
   return cases;

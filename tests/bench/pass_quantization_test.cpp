@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -36,8 +37,9 @@ void expect_use(const OperandUse& use, const Expected& e, const char* what) {
   EXPECT_EQ(use.once_per_microbatches, e.once_per_microbatches) << what;
 }
 
-void expect_pass(Pass pass, Mode mode, const Expected& left, const Expected& right) {
-  const PassOperands operands = pass_operands(pass, mode);
+void expect_pass(Pass pass, Mode mode, const Expected& left, const Expected& right,
+                 const QuantizedPasses& quantized = {}) {
+  const PassOperands operands = pass_operands(pass, mode, quantized);
   const std::string what = std::string(pass_name(pass)) + " " + mode_name(mode);
   expect_use(operands.left, left, (what + " left").c_str());
   expect_use(operands.right, right, (what + " right").c_str());
@@ -109,6 +111,40 @@ TEST(PassQuantization, AStepQuantizesThreeTensorsAnOpAndAutocastSix) {
 
 TEST(PassQuantization, NativeModeHasNothingToQuantize) {
   EXPECT_THROW(pass_operands(Pass::kFprop, Mode::kNative), std::invalid_argument);
+}
+
+// Every pass quantized: each tensor is read in both copies, by two passes.
+TEST(PassQuantization, EveryQuantizedPassReadsBothCopiesOfEachTensor) {
+  for (const TensorRole role : {kX, kW, kDy})
+    EXPECT_EQ(copies_read(role, {}), kBoth);
+  for (const TensorRole role : {kX, kW, kDy})
+    EXPECT_EQ(copies_read(role, QuantizedPasses::none()), std::nullopt);
+}
+
+// Wgrad kept in BF16 (torchao's rowwise_with_gw_hp): X and dY are read quantized only rowwise,
+// W in both copies.
+constexpr QuantizedPasses kBf16Wgrad{true, true, false};
+
+TEST(PassQuantization, ABf16WgradLeavesXAndDyOneCopyEach) {
+  EXPECT_EQ(copies_read(kX, kBf16Wgrad), kRow);
+  EXPECT_EQ(copies_read(kW, kBf16Wgrad), kBoth);
+  EXPECT_EQ(copies_read(kDy, kBf16Wgrad), kRow);
+  for (const Mode mode : {Mode::kStep, Mode::kAutocast, Mode::kPrequant})
+    EXPECT_THROW(pass_operands(Pass::kWgrad, mode, kBf16Wgrad), std::invalid_argument);
+}
+
+// A step makes no copy for the BF16 Wgrad: X and dY rowwise only, W still into both (Dgrad's).
+TEST(PassQuantization, AStepWithABf16WgradQuantizesOnlyTheCopiesFpropAndDgradRead) {
+  expect_pass(Pass::kFprop, Mode::kStep, {kX, kRow, kRow, true, false},
+              {kW, kRow, kBoth, true, true}, kBf16Wgrad);
+  expect_pass(Pass::kDgrad, Mode::kStep, {kDy, kRow, kRow, true, false},
+              {kW, kColumn, kColumn, false, false}, kBf16Wgrad);
+  expect_pass(Pass::kFprop, Mode::kAutocast, {kX, kRow, kRow, true, false},
+              {kW, kRow, kRow, true, false}, kBf16Wgrad);
+  expect_pass(Pass::kDgrad, Mode::kAutocast, {kDy, kRow, kRow, true, false},
+              {kW, kColumn, kColumn, true, false}, kBf16Wgrad);
+  expect_pass(Pass::kDgrad, Mode::kPrequant, {kDy, kRow, kRow, false, false},
+              {kW, kColumn, kColumn, false, false}, kBf16Wgrad);
 }
 
 }  // namespace
