@@ -26,6 +26,7 @@ std::vector<std::unique_ptr<Recipe>> all_recipes(const RecipeSettings& settings)
   recipes.push_back(make_fp8_delayed_recipe());
   recipes.push_back(make_fp8_block_recipe());
   recipes.push_back(make_fp8_rowwise_recipe());
+  recipes.push_back(make_fp8_rowwise_bf16_wgrad_recipe());
   recipes.push_back(make_mxfp8_recipe(settings.emulate));
   recipes.push_back(make_nvfp4_recipe(settings.emulate));
   return recipes;

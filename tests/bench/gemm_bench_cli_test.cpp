@@ -192,10 +192,12 @@ TEST(GemmBenchCli, ListsEveryGemmCaseBeforeEveryQuantizeCase) {
   ASSERT_NE(first_quantize, all.begin());
   EXPECT_TRUE(std::all_of(first_quantize, all.end(), is_quantize_case));
   // The default config: 12 BF16 + 36 FP8Current (step, autocast, prequant) + 24 FP8Delayed
-  // (step, autocast) + 36 FP8Block + 36 FP8Rowwise + 36 MXFP8 + 36 NVFP4 GEMM cases, then 27
-  // quantization cases for each of the six quantized recipes.
-  EXPECT_EQ(first_quantize - all.begin(), 216);
-  EXPECT_EQ(all.size(), 216u + 6 * 27);
+  // (step, autocast) + 36 FP8Block + 36 FP8Rowwise + 36 FP8RowwiseBF16Wgrad + 36 MXFP8 + 36 NVFP4
+  // GEMM cases, then 27 quantization cases for each of six quantized recipes, and 8 for
+  // FP8RowwiseBF16Wgrad: its own casts only, each weight's tensorwise copy alone and with the
+  // rowwise one (its others are FP8Rowwise's).
+  EXPECT_EQ(first_quantize - all.begin(), 252);
+  EXPECT_EQ(all.size(), 252u + 6 * 27 + 8);
 }
 
 // --grouped=deepgemm pads each expert's rows to 128 for its kernel: the expert quantization cases
@@ -228,9 +230,10 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
       groups.push_back(group_of(name));
   }
   EXPECT_EQ(groups, (std::vector<std::string>{
-                        "BF16", "FP8Current", "FP8Delayed", "FP8Block", "FP8Rowwise", "MXFP8",
-                        "NVFP4", "FP8Current/Quantize", "FP8Delayed/Quantize", "FP8Block/Quantize",
-                        "FP8Rowwise/Quantize", "MXFP8/Quantize", "NVFP4/Quantize"}));
+                        "BF16", "FP8Current", "FP8Delayed", "FP8Block", "FP8Rowwise",
+                        "FP8RowwiseBF16Wgrad", "MXFP8", "NVFP4", "FP8Current/Quantize",
+                        "FP8Delayed/Quantize", "FP8Block/Quantize", "FP8Rowwise/Quantize",
+                        "FP8RowwiseBF16Wgrad/Quantize", "MXFP8/Quantize", "NVFP4/Quantize"}));
 
   std::vector<std::string> union_of_shards;
   std::set<std::string> seen;
@@ -248,11 +251,11 @@ TEST(GemmBenchCli, ShardsPartitionTheListingByGroupInRegistrationOrder) {
       EXPECT_TRUE(seen.insert(name).second) << name << " is in two shards";
     union_of_shards.insert(union_of_shards.end(), names.begin(), names.end());
   }
-  // Groups 0, 3, 6, 9, 12: 12 + 36 + 36 + 27 + 27; 1, 4, 7, 10: 36 + 36 + 27 + 27; 2, 5, 8, 11:
-  // 24 + 36 + 27 + 27.
-  EXPECT_EQ(listing("--shard=0/3").size(), 138u);
-  EXPECT_EQ(listing("--shard=1/3").size(), 126u);
-  EXPECT_EQ(listing("--shard=2/3").size(), 114u);
+  // Groups 0, 3, 6, 9, 12: 12 + 36 + 36 + 27 + 8; 1, 4, 7, 10, 13: 36 + 36 + 36 + 27 + 27; 2, 5,
+  // 8, 11, 14: 24 + 36 + 27 + 27 + 27.
+  EXPECT_EQ(listing("--shard=0/3").size(), 119u);
+  EXPECT_EQ(listing("--shard=1/3").size(), 162u);
+  EXPECT_EQ(listing("--shard=2/3").size(), 141u);
   std::vector<std::string> sorted_all = all;
   std::sort(sorted_all.begin(), sorted_all.end());
   std::sort(union_of_shards.begin(), union_of_shards.end());

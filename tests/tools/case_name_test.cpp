@@ -61,13 +61,28 @@ TEST(CaseName, AcceptsNamesWithoutSuffixAndWithSeveralBenchmarkSuffixes) {
 }
 
 TEST(CaseName, EveryPrecisionInDisplayOrderRoundTrips) {
-  const char* expected[] = {"BF16",       "FP8Current", "FP8Delayed", "FP8Block",
-                            "FP8Rowwise", "MXFP8",      "NVFP4"};
+  const char* expected[] = {"BF16",       "FP8Current",          "FP8Delayed", "FP8Block",
+                            "FP8Rowwise", "FP8RowwiseBF16Wgrad", "MXFP8",      "NVFP4"};
   ASSERT_EQ(kPrecisions.size(), std::size(expected));
   for (size_t i = 0; i < kPrecisions.size(); ++i) {
     EXPECT_EQ(precision_name(kPrecisions[i]), expected[i]);
     EXPECT_EQ(parse_precision(expected[i]), kPrecisions[i]);
   }
+}
+
+// One precision's name begins with another's: each is read whole, never as the shorter one, and
+// a token that only begins with a precision's name is none.
+TEST(CaseName, APrecisionWhoseNameExtendsAnotherIsItsOwn) {
+  EXPECT_EQ(parse_precision("FP8RowwiseBF16Wgrad"), Precision::kFP8RowwiseBF16Wgrad);
+  EXPECT_EQ(parse_precision("FP8Rowwise"), Precision::kFP8Rowwise);
+  EXPECT_EQ(parse_precision("FP8RowwiseBF16"), std::nullopt);
+  const ParsedName wgrad =
+      parse_case_name("FP8RowwiseBF16Wgrad/Wgrad/qkv/step/M:4096/K:2048/N:5120/manual_time");
+  ASSERT_EQ(wgrad.kind, ParsedName::Kind::kGemm) << wgrad.problem;
+  EXPECT_EQ(wgrad.gemm.precision, Precision::kFP8RowwiseBF16Wgrad);
+  EXPECT_EQ(wgrad.gemm.key(), "FP8RowwiseBF16Wgrad/Wgrad/qkv/step");
+  EXPECT_EQ(parse_case_name("FP8RowwiseBF16Wgrad/Quantize/w/both/R:5120/C:2048/manual_time").kind,
+            ParsedName::Kind::kQuantize);
 }
 
 TEST(CaseName, RecognisesQuantizationCases) {

@@ -14,6 +14,8 @@ std::string_view precision_name(Precision precision) {
       return "FP8Block";
     case Precision::kFP8Rowwise:
       return "FP8Rowwise";
+    case Precision::kFP8RowwiseBF16Wgrad:
+      return "FP8RowwiseBF16Wgrad";
     case Precision::kMXFP8:
       return "MXFP8";
     case Precision::kNVFP4:

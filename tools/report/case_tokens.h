@@ -14,10 +14,22 @@
 
 namespace gemmscope::report {
 
-enum class Precision { kBF16, kFP8Current, kFP8Delayed, kFP8Block, kFP8Rowwise, kMXFP8, kNVFP4 };
-inline constexpr std::array<Precision, 7> kPrecisions = {
-    Precision::kBF16,       Precision::kFP8Current, Precision::kFP8Delayed, Precision::kFP8Block,
-    Precision::kFP8Rowwise, Precision::kMXFP8,      Precision::kNVFP4};
+// kFP8RowwiseBF16Wgrad is torchao's rowwise_with_gw_hp: FP8Rowwise with a BF16 Wgrad. Tokens are
+// matched whole (parse_precision), so neither name is read as the other.
+enum class Precision {
+  kBF16,
+  kFP8Current,
+  kFP8Delayed,
+  kFP8Block,
+  kFP8Rowwise,
+  kFP8RowwiseBF16Wgrad,
+  kMXFP8,
+  kNVFP4
+};
+inline constexpr std::array<Precision, 8> kPrecisions = {
+    Precision::kBF16,     Precision::kFP8Current, Precision::kFP8Delayed,
+    Precision::kFP8Block, Precision::kFP8Rowwise, Precision::kFP8RowwiseBF16Wgrad,
+    Precision::kMXFP8,    Precision::kNVFP4};
 
 // Pass and pass_name() are shapes/'s (gemm_shape.h), the same tokens gemm_bench writes.
 inline constexpr std::array<Pass, 3> kPasses = {Pass::kFprop, Pass::kDgrad, Pass::kWgrad};
