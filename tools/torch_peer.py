@@ -11,7 +11,8 @@ Usage: torch_peer.py [--gemm_bench=PATH | --cases=FILE] [--filter=REGEX] [--out=
 
 Cases come from `gemm_bench --benchmark_list_tests GEMM_BENCH_FLAGS...` (or one name a line in
 FILE); the peer keeps those peers/torch_gemm.py's docstring lists (with the call each is timed
-with, and the cases it leaves out, grouped FP8 among them, and why) and leaves every other out.
+with, and the cases it leaves out, FP8Current's and FP8Block's grouped ones among them, and why)
+and leaves every other out.
 --dry-run prints the groups, each case's operands (and a grouped case's rows per expert) and its
 call, without importing torch. How cases are timed: peers/timing.py's docstring.
 """

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """tools/torch_peer.py --dry-run, as a user runs it, over a fixed list of gemm_bench names
-(fixtures/torch_peer_cases.txt: dense BF16, FP8Current and FP8Block cases of every pass, BF16
-expert cases, cases it refuses and cases it leaves out): its whole output, stdout and stderr, and
-its exit status must be fixtures/torch_peer_dry_run.txt's, which the script wrote before it
-became the package tools/peers/. A change that means to change the output regenerates the file:
-torch_peer_dry_run_test.py --write_expected."""
+(fixtures/torch_peer_cases.txt: dense BF16, FP8Current, FP8Block, FP8Rowwise and
+FP8RowwiseBF16Wgrad cases of every pass, BF16 and FP8Rowwise(BF16Wgrad) expert cases, cases it
+refuses and cases it leaves out): its whole output, stdout and stderr, and its exit status must
+be fixtures/torch_peer_dry_run.txt's, which the script wrote before it became the package
+tools/peers/ (and what later precisions added to it). A change that means to change the output
+regenerates the file: torch_peer_dry_run_test.py --write_expected."""
 import os
 import subprocess
 import sys

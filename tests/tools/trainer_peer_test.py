@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """tools/trainer_peer.py without torch or a GPU: the ops and step sums it reads from a gemm_bench
-run, the comparison it prints, and what it refuses. The steps themselves are timed on the GPU
-machine (tools/gpu_check.sh trainer)."""
+run, which gemm_bench precision each recipe is compared with, how each recipe's layer is made
+(with torch and torchao stood in for), the comparison it prints, and what it refuses. The steps
+themselves are timed on the GPU machine (tools/gpu_check.sh trainer)."""
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import types
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "..", "tools")
 sys.path.insert(0, TOOLS)
-from peers.trainer_step import RECIPES, RunSteps, comparison_rows  # noqa: E402
+from peers.trainer_step import RECIPES, RunSteps, comparison_rows, make_layer  # noqa: E402
 
 SWEEP = os.path.join(HERE, "fixtures", "h200_te_tutorial_step_sweep.json")
 PEER = os.path.join(HERE, "fixtures", "h200_te_tutorial_trainer_peer.json")
@@ -59,6 +63,70 @@ class RunStepsFromAGemmBenchRun(unittest.TestCase):
         self.assertIsNone(missing[4])
 
 
+def write_run(test, benchmarks):
+    """A gemm_bench JSON of `benchmarks` ({name: µs}) in a file removed after `test`."""
+    handle = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    with handle:
+        json.dump({"context": {}, "benchmarks": [
+            {"name": name + "/manual_time", "run_name": name + "/manual_time",
+             "run_type": "iteration", "real_time": us, "time_unit": "us"}
+            for name, us in benchmarks.items()]}, handle)
+    test.addCleanup(os.remove, handle.name)
+    return handle.name
+
+
+class RowwiseRecipes(unittest.TestCase):
+    """torchao's rowwise recipes beside gemm_bench's FP8Rowwise and FP8RowwiseBF16Wgrad."""
+    PASSES = {"Fprop": "M:4096/K:2048/N:5120", "Dgrad": "M:4096/K:5120/N:2048",
+              "Wgrad": "M:2048/K:4096/N:5120"}
+
+    def test_each_rowwise_recipe_is_compared_with_its_precisions_step_cases(self):
+        self.assertEqual(RECIPES["rowwise"], ("FP8Rowwise", "step"))
+        self.assertEqual(RECIPES["rowwise_with_gw_hp"], ("FP8RowwiseBF16Wgrad", "step"))
+        times = {}
+        for number, (precision, mode) in enumerate((("BF16", "native"), ("FP8Rowwise", "step"),
+                                                    ("FP8RowwiseBF16Wgrad", "step"),
+                                                    ("FP8Rowwise", "prequant"))):
+            for offset, (gemm_pass, sizes) in enumerate(self.PASSES.items()):
+                times[f"{precision}/{gemm_pass}/qkv/{mode}/{sizes}"] = 100.0 * number + offset
+        run = RunSteps(write_run(self, times))
+        self.assertEqual(run.ops, {"qkv": (4096, 2048, 5120)})
+        rows = {recipe: (ours, peer, ratio) for op, recipe, ours, peer, ratio
+                in comparison_rows(run, {("rowwise", "qkv"): 101.0,
+                                         ("rowwise_with_gw_hp", "qkv"): 201.0})}
+        # Fprop + Dgrad + Wgrad of the precision's step cases (not its prequant ones).
+        self.assertEqual(rows["rowwise"], (303.0, 101.0, 3.0))
+        self.assertEqual(rows["rowwise_with_gw_hp"], (603.0, 201.0, 3.0))
+        self.assertEqual(rows["tensorwise"], (None, None, None))
+
+    def test_the_float8_linear_recipes_are_torchaos_by_name_compiled_after_a_reset(self):
+        calls = []
+        linear = types.SimpleNamespace(weight=mock.Mock())
+        torch = types.SimpleNamespace(
+            bfloat16="bf16", no_grad=mock.MagicMock,
+            nn=types.SimpleNamespace(Linear=lambda *args, **kwargs: linear,
+                                     Sequential=lambda *layers: ("sequential", layers)),
+            _dynamo=types.SimpleNamespace(reset=lambda: calls.append("reset")),
+            compile=lambda model: calls.append("compile") or ("compiled", model))
+        float8 = types.ModuleType("torchao.float8")
+        float8.Float8LinearConfig = types.SimpleNamespace(
+            from_recipe_name=lambda name: calls.append(f"config {name}") or f"config of {name}")
+        float8.convert_to_float8_training = (
+            lambda model, config: calls.append(f"convert with {config}") or ("float8", model))
+        with mock.patch.dict(sys.modules, {"torchao": types.ModuleType("torchao"),
+                                           "torchao.float8": float8}):
+            for recipe in ("tensorwise", "rowwise", "rowwise_with_gw_hp"):
+                with self.subTest(recipe=recipe):
+                    calls.clear()
+                    layer = make_layer(torch, recipe, 2048, 5120)
+                    self.assertEqual(calls, [f"config {recipe}", f"convert with config of {recipe}",
+                                             "reset", "compile"])
+                    self.assertEqual(layer, ("compiled", ("float8", ("sequential", (linear,)))))
+            self.assertIs(make_layer(torch, "bf16", 2048, 5120), linear)
+            with self.assertRaisesRegex(ValueError, "unknown recipe 'rowwise_hp'"):
+                make_layer(torch, "rowwise_hp", 2048, 5120)
+
+
 class TheCommand(unittest.TestCase):
     def run_peer(self, *args):
         return subprocess.run([sys.executable, os.path.join(TOOLS, "trainer_peer.py"), *args],
@@ -70,7 +138,7 @@ class TheCommand(unittest.TestCase):
         lines = result.stdout.splitlines()
         self.assertEqual(lines[0].split(), ["op", "recipe", "ours", "ms", "peer", "ms",
                                             "ours/peer"])
-        self.assertEqual(len(lines), 1 + 4 * 3)
+        self.assertEqual(len(lines), 1 + 4 * len(RECIPES))
         with open(PEER, encoding="utf-8") as f:
             peer = {(g["recipe"], g["op"]): g["peer_us"] for g in json.load(f)["groups"]}
         ours = RunSteps(SWEEP).step_us("FP8Current", "step", "mlp_up")

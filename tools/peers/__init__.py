@@ -14,12 +14,12 @@ a real trainer's step beside gemm_bench's step sums (tools/trainer_peer.py).
 - runner.py: a run on the GPU: warm-up, then each group prepared and timed, the JSON written;
   the library that makes each case's GEMM is a Peer (torch's by default)
 - torch_gemm.py: the torch GEMM peer (torch.matmul, torch._scaled_mm, block-scaled scaled_mm,
-  torch._grouped_mm): which cases, with which call, on which operands
+  torch._grouped_mm, torch._scaled_grouped_mm): which cases, with which call, on which operands
 - cli.py: the torch peer's command line, and the flags, their checks and the case list both
   peers' commands share
-- trainer_step.py: a real trainer's step (torch's nn.Linear, torchao's tensorwise Float8Linear
-  compiled and Float8BlockwiseLinear) on a gemm_bench run's ops, beside its step sums, and its
-  command line
+- trainer_step.py: a real trainer's step (torch's nn.Linear, torchao's Float8Linear compiled with
+  its tensorwise, rowwise and rowwise_with_gw_hp recipes, and Float8BlockwiseLinear) on a
+  gemm_bench run's ops, beside its step sums, and its command line
 - deepgemm_grouped.py: the DeepGEMM peer (deep_gemm.m_grouped_gemm_fp8_fp8_bf16_nt_contiguous on
   FP8Block prequant expert Fprop and Dgrad cases, each expert padded to 128 rows): its cases,
   operands, launch, command line and --compare table

@@ -17,9 +17,9 @@ GEMM_RE = re.compile(
 # BF16 is registered once as `native`; the FP8 recipes' `prequant` mode times the GEMM alone,
 # which is what a peer can reproduce (their `autocast` quantization kernels are gemmscope's own).
 PEER_MODES = {"BF16": "native", "FP8Current": "prequant", "FP8Block": "prequant",
-              "FP8Rowwise": "prequant"}
+              "FP8Rowwise": "prequant", "FP8RowwiseBF16Wgrad": "prequant"}
 # Grouped cases torch has a matching kernel for (torch_gemm.py's docstring says why).
-GROUPED_PRECISIONS = {"BF16"}
+GROUPED_PRECISIONS = {"BF16", "FP8Rowwise", "FP8RowwiseBF16Wgrad"}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""A peer on the same data: times gemm_bench's BF16 `native`, FP8Current `prequant` and FP8Block
-`prequant` GEMM cases, dense and (BF16) grouped, with PyTorch under gemm_bench's timing rules, and
-writes Google Benchmark JSON with gemm_bench's case names, so that Google Benchmark's compare.py
-and tools/run_diff.py put the two side by side:
+"""A peer on the same data: times gemm_bench's BF16 `native` and FP8Current, FP8Block, FP8Rowwise
+and FP8RowwiseBF16Wgrad `prequant` GEMM cases, dense and (BF16 and FP8Rowwise's) grouped, with
+PyTorch under gemm_bench's timing rules, and writes Google Benchmark JSON with gemm_bench's case
+names, so that Google Benchmark's compare.py and tools/run_diff.py put the two side by side:
 
     tools/torch_peer.py --out=torch.json -- --model=llama3-8b
     compare.py benchmarks torch.json gemmscope.json
@@ -23,11 +23,11 @@ import re
 import subprocess
 import sys
 
-from .cases import (attach_group_rows, expert_rows_from_context, left_out_grouped_fp8,
-                    parse_expert_rows, select_cases)
+from .cases import (PEER_MODES, attach_group_rows, expert_rows_from_context,
+                    left_out_grouped_fp8, parse_expert_rows, select_cases)
 from .runner import run
 from .timing import add_timing_arguments, check_timing_arguments
-from .torch_gemm import dry_run
+from .torch_gemm import dry_run, with_expert_padding
 
 PROG = "torch_peer"
 
@@ -152,8 +152,9 @@ def main(argv):
     except ValueError as error:
         sys.exit(f"torch_peer: {error}")
     if not cases:
-        sys.exit("torch_peer: no BF16 native, FP8Current prequant, FP8Block prequant or "
-                 "FP8Rowwise prequant GEMM case matched")
+        taken = [f"{precision} {mode}" for precision, mode in PEER_MODES.items()]
+        sys.exit(f"torch_peer: no {', '.join(taken[:-1])} or {taken[-1]} GEMM case matched")
+    cases = [with_expert_padding(case) for case in cases]
     if args.dry_run:
         dry_run(cases, args)
     else:

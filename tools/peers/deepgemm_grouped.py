@@ -86,8 +86,9 @@ from .cases import (GEMM_RE, Case, attach_group_rows, group_cases, group_heading
                     rows_text, select_classified)
 from .cli import check_peer_args, list_case_lines, peer_parser, split_bench_flags
 from .runner import Peer, first_line, run
-from .torch_gemm import (FP8, REFERENCE_TOLERANCE, SCALE_BLOCK, SEEDS, ceil_div, expand_blocks,
-                         quantize_block, reference_error, round_up)
+from .torch_gemm import (FP8, REFERENCE_TOLERANCE, SCALE_BLOCK, SEEDS, PerExpert, ceil_div,
+                         expand_blocks, expert_layout, pad_experts, quantize_block,
+                         reference_error, routed_rows)
 
 PROG = "deepgemm_peer"
 RELEASE = "03d0be3"  # DeepGEMM's pure-Python JIT release this peer is written for
@@ -151,11 +152,7 @@ def select_cases(lines, filter_regex=None):
 def padded_layout(group_rows):
     """Each expert's first row in the padded rows, and their count M': each expert's rows
     rounded up to M_ALIGNMENT."""
-    starts, total = [], 0
-    for rows in group_rows:
-        starts.append(total)
-        total += round_up(rows, M_ALIGNMENT)
-    return tuple(starts), total
+    return expert_layout(group_rows, M_ALIGNMENT)
 
 
 def with_padding(case):
@@ -263,11 +260,7 @@ def make_operands(torch, case, random=True, device="cuda"):
         generator = torch.Generator(device=device).manual_seed(SEEDS[lhs_role])
         source = torch.randn(*case.role_shape(lhs_role), generator=generator,
                              dtype=torch.bfloat16, device=device)
-        padded = torch.zeros(m_padded, case.k, dtype=torch.bfloat16, device=device)
-        routed = 0
-        for start, rows in zip(starts, case.group_rows):
-            padded[start:start + rows] = source[routed:routed + rows]
-            routed += rows
+        padded = pad_experts(torch, source, case.group_rows, starts, m_padded)
         del source
         # 1x128 blocks are rows of 128: padding rows quantize to zeros with scale 1 and leave
         # the routed rows as they would be unpadded.
@@ -310,28 +303,12 @@ def tma_aligned_scales(torch, deep_gemm, scale_inv):
     return scales
 
 
-def routed_rows(torch, tensor, case, starts):
-    """The rows of the routed tokens, padding rows dropped: [R, ...] from [M', ...]."""
-    if tensor.shape[0] == case.routed_rows:  # no padding
-        return tensor
-    return torch.cat([tensor[start:start + rows] for start, rows in zip(starts, case.group_rows)])
-
-
-class DequantizedExperts:
-    """rhs's experts dequantized one at a time, as reference_error reads them (b.dim() == 3,
-    b[g] the [K, N] factor of expert g's rows), so that no FP32 copy of all experts is made."""
-
-    def __init__(self, rhs, scale_inv):
-        self._rhs, self._scale_inv = rhs, scale_inv
-
-    def dim(self):
-        return 3
-
-    def __getitem__(self, expert):
-        n, k = self._rhs.shape[1:]
-        values = self._rhs[expert].float().mul_(
-            expand_blocks(self._scale_inv[expert], SCALE_BLOCK, n, k))
-        return values.t()
+def dequantized_experts(rhs, scale_inv):
+    """rhs's experts dequantized one at a time, as reference_error reads them (b[g] the [K, N]
+    factor of expert g's rows), so that no FP32 copy of all experts is made."""
+    n, k = rhs.shape[1:]
+    return PerExpert(lambda expert: rhs[expert].float().mul_(
+        expand_blocks(scale_inv[expert], SCALE_BLOCK, n, k)).t())
 
 
 def check_against_reference(torch, case, operands):
@@ -346,7 +323,7 @@ def check_against_reference(torch, case, operands):
         expand_blocks(operands["lhs_scale_inv"], 1, m_padded, case.k))
     lhs_values = routed_rows(torch, lhs_values, case, starts)
     error = reference_error(torch, case, got, lhs_values,
-                            DequantizedExperts(operands["rhs"], operands["rhs_scales"]))
+                            dequantized_experts(operands["rhs"], operands["rhs_scales"]))
     if not error <= REFERENCE_TOLERANCE:
         raise ValueError(f"relative error {error:.2e} against an FP32 product of the same "
                          f"operands, above {REFERENCE_TOLERANCE:g}: a layout is wrong")

@@ -6,7 +6,18 @@ bias-free Linear on each dense op of a gemm_bench run, timed under gemm_bench's 
 - tensorwise: torchao's Float8Linear (Float8LinearConfig.from_recipe_name("tensorwise")) under
   torch.compile, against FP8Current's step cases;
 - blockwise: torchao's Float8BlockwiseLinear (1x128 activations and gradients, 128x128 weights,
-  its Triton quantization kernels and torch's block-scaled scaled_mm), against FP8Block's.
+  its Triton quantization kernels and torch's block-scaled scaled_mm), against FP8Block's;
+- rowwise: torchao's Float8Linear with from_recipe_name("rowwise") (E4M3 everywhere, one
+  power-of-2 scale per row along each GEMM's contraction dimension) under torch.compile, as
+  tensorwise, against FP8Rowwise's step cases;
+- rowwise_with_gw_hp: the same with from_recipe_name("rowwise_with_gw_hp") (Dgrad's weight
+  tensorwise, Wgrad in BF16), against FP8RowwiseBF16Wgrad's.
+The recipe names are torchao 0.18's Float8LinearRecipeName values (torchao/float8/config.py).
+torchao runs a rowwise GEMM only where it accumulates fast (Fprop): its FP8 Dgrad and Wgrad
+GEMMs are a tensorwise torch._scaled_mm with unit scales followed by the scaling as an
+elementwise product, which torch.compile fuses (float8_ops.py, addmm_float8_unwrapped);
+gemm_bench runs every FP8 GEMM of these recipes with outer-vector scales, so the ratio holds
+that difference too.
 
 A step: y = layer(x); y.backward(dy), x and the weight gradients set to None before it (no
 accumulation kernel), x a leaf that needs its gradient (Dgrad), random normal x, dy and W. Each
@@ -26,7 +37,12 @@ RECIPES = {
     "bf16": ("BF16", "native"),
     "tensorwise": ("FP8Current", "step"),
     "blockwise": ("FP8Block", "step"),
+    "rowwise": ("FP8Rowwise", "step"),
+    "rowwise_with_gw_hp": ("FP8RowwiseBF16Wgrad", "step"),
 }
+# The recipes that are torchao's Float8Linear, compiled, with Float8LinearConfig.from_recipe_name
+# of the recipe's own name.
+FLOAT8_LINEAR_RECIPES = ("tensorwise", "rowwise", "rowwise_with_gw_hp")
 PASSES = ("Fprop", "Dgrad", "Wgrad")
 _CASE = re.compile(r"^(?P<precision>[A-Za-z0-9]+)/(?P<pass>Fprop|Dgrad|Wgrad)/(?P<op>[a-z_0-9]+)/"
                    r"(?P<mode>[a-z]+)/M:(?P<m>\d+)/K:(?P<k>\d+)/N:(?P<n>\d+)(/manual_time)?$")
@@ -86,9 +102,10 @@ def comparison_text(rows):
     def ms(value):
         return f"{value / 1000:9.3f}" if value is not None else f"{'n/a':>9}"
 
-    lines = [f"{'op':<10} {'recipe':<11} {'ours ms':>9} {'peer ms':>9} {'ours/peer':>9}"]
+    width = max(map(len, RECIPES))
+    lines = [f"{'op':<10} {'recipe':<{width}} {'ours ms':>9} {'peer ms':>9} {'ours/peer':>9}"]
     for op, recipe, ours, peer, ratio in rows:
-        lines.append(f"{op:<10} {recipe:<11} {ms(ours)} {ms(peer)} "
+        lines.append(f"{op:<10} {recipe:<{width}} {ms(ours)} {ms(peer)} "
                      f"{(f'{ratio:9.3f}' if ratio is not None else f'{chr(45):>9}')}")
     return "\n".join(lines)
 
@@ -101,11 +118,11 @@ def make_layer(torch, recipe, in_features, out_features):
         linear.weight.normal_()
     if recipe == "bf16":
         return linear
-    if recipe == "tensorwise":
+    if recipe in FLOAT8_LINEAR_RECIPES:
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
         model = convert_to_float8_training(
-            torch.nn.Sequential(linear), config=Float8LinearConfig.from_recipe_name("tensorwise"))
+            torch.nn.Sequential(linear), config=Float8LinearConfig.from_recipe_name(recipe))
         torch._dynamo.reset()
         return torch.compile(model)
     if recipe == "blockwise":
@@ -231,7 +248,7 @@ def main(argv):
     try:
         import torch
     except ImportError as error:
-        sys.exit(f"trainer_peer: timing needs torch (and torchao for tensorwise and blockwise): "
+        sys.exit(f"trainer_peer: timing needs torch (and torchao for every recipe but bf16): "
                  f"{error}")
 
     from .nvml_monitor import open_nvml_monitor
