@@ -69,8 +69,15 @@
 #   moestep  the BF16 and FP8 step GEMM cases (or those of $MOESTEP_FILTER) of each $MOE_MODELS
 #            workload (default: the README's MoE table's four), at --microbatches=1 and
 #            $MICROBATCHES, each run with its BF16 baseline: the per-model speedups (moestep.txt)
-#   rowwise  FP8Rowwise (work in progress): its quantizer's GPU test, --verify over its cases, its
-#            prequant cases beside FP8Current's
+#   rowwise  FP8Rowwise's quantizers' GPU tests, --verify over its and FP8RowwiseBF16Wgrad's
+#            cases (default model, odd shapes, experts), every FP8Current and FP8Rowwise
+#            quantization case timed (rowwise_quant.txt)
+#   rowwisemoe FP8Rowwise's expert prequant cases beside FP8Current's and torch's
+#            _scaled_grouped_mm (rowwise_moe.txt)
+#   rowwiseverdict the BF16, FP8Current and both rowwise precisions' cases of te-tutorial and
+#            Qwen3-30B-A3B in every mode, and their reports (rowwise_verdict_*.txt)
+#   rowwisedense FP8Rowwise's dense prequant cases of Llama 3 70B at TP 8 through gemm_bench and
+#            torch._scaled_mm, once each (rowwise_dense.txt)
 #   trainer  a real trainer's step beside gemm_bench's (tools/trainer_peer.py: BF16 nn.Linear,
 #            torchao's tensorwise Float8Linear compiled and Float8BlockwiseLinear, from the wheel
 #            in .whl when carried): the default sweep, the peer, the sweep again (trainer.txt)
@@ -122,8 +129,13 @@ stage_build() {
 }
 
 stage_test() {
-  run ctest ctest --test-dir build --output-on-failure ${CTEST_FILTER:+-R "$CTEST_FILTER"}
-  grep -E "tests passed|tests failed|Skipped|Failed|FAILED" "$out/ctest.log" | head -40
+  # With CTEST_PARALLEL_LEVEL, the GPU tests that need the GPU alone (the device-memory leak
+  # check, the clock sampler's) can fail beside the others: what failed runs again, alone.
+  run ctest ctest --test-dir build --output-on-failure ${CTEST_FILTER:+-R "$CTEST_FILTER"} ||
+    { [ -n "${CTEST_PARALLEL_LEVEL:-}" ] &&
+      run ctest_rerun env CTEST_PARALLEL_LEVEL=1 ctest --test-dir build --rerun-failed \
+        --output-on-failure; }
+  grep -E "tests passed|tests failed|Skipped|Failed|FAILED" "$out"/ctest*.log | head -40
 }
 
 stage_verify() {
@@ -716,19 +728,112 @@ stage_stepverify() {
   done
 }
 
-# FP8Rowwise (work in progress): its quantizer's GPU test, --verify over every FP8Rowwise case of
-# the default model and of odd shapes, then its prequant cases beside FP8Current's and BF16's.
+# FP8Rowwise's correctness: its quantizers' GPU tests (dense and grouped), --verify over every
+# FP8Rowwise and FP8RowwiseBF16Wgrad case of the default model, of odd shapes and of the expert
+# cases of $ROWWISE_MOE_MODELS (';'-separated, default Qwen3-30B-A3B at EP 8), then every
+# quantization case of FP8Current and FP8Rowwise timed (rowwise_quant.txt: GB/s, share of copy).
 stage_rowwise() {
-  run rowwise_test build/tests/quant/test_quant --gtest_filter='Fp8Rowwise*'
+  run rowwise_test build/tests/quant/test_quant --gtest_filter='Fp8Rowwise*:Fp8Grouped*:Fp8Tensorwise*'
+  grep -E "PASSED|FAILED|SKIPPED" "$out/rowwise_test.log" | head
   local common=(--verify --steady_state=off --gpu_warmup=0 --benchmark_min_time=0.05s
     --benchmark_counters_tabular=true)
-  run rowwise_verify "$bench" "${common[@]}" --benchmark_filter='^FP8Rowwise/'
-  run rowwise_shapes "$bench" "${common[@]}" --benchmark_filter='^FP8Rowwise/' \
+  local filter='^FP8Rowwise(BF16Wgrad)?/'
+  run rowwise_verify "$bench" "${common[@]}" --benchmark_filter="$filter"
+  run rowwise_shapes "$bench" "${common[@]}" --benchmark_filter="$filter" \
     --shapes=1000x2048x3000,128x7168x2048
-  run rowwise_time "$bench" '--benchmark_filter=^(BF16/.*/native|FP8(Current|Rowwise)/.*/prequant)/' \
-    --list_kernels --benchmark_out="$out/rowwise_time.json" --benchmark_out_format=json
-  "$report" "$out/rowwise_time.json" >"$out/rowwise_time.txt" 2>&1
-  grep -E "Speedup|ERROR|error" "$out"/rowwise_*.log "$out/rowwise_time.txt" | head -30
+  VERIFY_FILTER="$filter(Fprop|Dgrad|Wgrad)/expert_" verify_experts auto \
+    < <(workloads "${ROWWISE_MOE_MODELS:-qwen3-30b-a3b --expert_parallel=8}")
+  grep -hcE "rel_err" "$out"/rowwise_*.log
+  grep -hE "ERROR|error" "$out"/rowwise_*.log | head -20
+  run rowwise_quant "$bench" '--benchmark_filter=^FP8(Current|Rowwise)/Quantize/' \
+    --benchmark_out="$out/rowwise_quant.json" --benchmark_out_format=json
+  python3 - "$out/rowwise_quant.json" <<'PY' | tee "$out/rowwise_quant.txt"
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if "GBps" in b:
+        print(f"{b['name'].removesuffix('/manual_time'):55s} {b['real_time']:9.1f} us "
+              f"{b['GBps']:7.0f} GB/s {b['pct_of_copy_bw']:5.1f}% of copy")
+PY
+}
+
+# FP8Rowwise's expert GEMMs: the FP8Current and FP8Rowwise expert prequant cases of each
+# $ROWWISE_MOE_TIME workload (default the MoE stages' three) side by side in one run, then the
+# torch peer (torch._scaled_grouped_mm) on FP8Rowwise's, joined per case (rowwise_moe.txt).
+stage_rowwisemoe() {
+  local python=python3
+  [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
+  local models model name
+  mapfile -t models < <(workloads "${ROWWISE_MOE_TIME:-$default_moe_models}")
+  for model in "${models[@]}"; do
+    name="rowwise_moe_$(moe_tag "$model")"
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model \
+      '--benchmark_filter=^FP8(Current|Rowwise)/(Fprop|Dgrad|Wgrad)/expert_[a-z]+/prequant/' \
+      --list_kernels --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "${name}_torch" "$python" tools/torch_peer.py --gemm_bench="$bench" \
+      --context_from="$out/$name.json" --filter='^FP8Rowwise/.*/expert_' --list_kernels \
+      --out="$out/${name}_torch.json" -- --model=$model
+    {
+      echo "=== $model: FP8Rowwise against FP8Current, same shapes, same run"
+      python3 - "$out/$name.json" <<'PY'
+import json, re, sys
+times = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b.get("run_type") == "aggregate" or b.get("error_occurred"):
+        continue
+    m = re.match(r"(FP8Current|FP8Rowwise)/(.*)/manual_time", b["name"])
+    if m:
+        times.setdefault(m.group(2), {})[m.group(1)] = b["real_time"]
+for case, t in times.items():
+    if len(t) == 2:
+        print(f"{case:70s} {t['FP8Current']:9.1f} {t['FP8Rowwise']:9.1f} us  "
+              f"{t['FP8Rowwise'] / t['FP8Current']:.3f}x")
+PY
+      echo "=== $model: gemm_bench against torch._scaled_grouped_mm (time: gemm_bench against torch)"
+      python3 tools/run_diff.py "$out/${name}_torch.json" "$out/$name.json"
+    } 2>&1 | tee -a "$out/rowwise_moe.txt"
+  done
+}
+
+# FP8Rowwise's verdicts: each $ROWWISE_VERDICTS workload's BF16, FP8Current, FP8Rowwise and
+# FP8RowwiseBF16Wgrad GEMM cases in every mode, in one run, and its report
+# (rowwise_verdict_*.txt).
+stage_rowwiseverdict() {
+  local models model name
+  mapfile -t models < <(workloads "${ROWWISE_VERDICTS:-te-tutorial;qwen3-30b-a3b}")
+  for model in "${models[@]}"; do
+    name="rowwise_verdict_$(moe_tag "$model")"
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model \
+      '--benchmark_filter=^(BF16/.*/native|FP8(Current|Rowwise|RowwiseBF16Wgrad)/(Fprop|Dgrad|Wgrad))/' \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    "$report" "$out/$name.json" >"$out/$name.txt" 2>&1
+    grep -E "^(Speedup|Model|[a-z]+ ·)" "$out/$name.txt"
+  done
+}
+
+# FP8Rowwise's dense prequant cases of each $ROWWISE_DENSE workload (default Llama 3 70B at TP 8)
+# through gemm_bench, then torch._scaled_mm (the torch peer), once each, joined per case: the
+# short form of stage peer where device time is short.
+stage_rowwisedense() {
+  local python=python3
+  [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python
+  local models model name filter='^FP8(Current|Rowwise)/.*/prequant/'
+  mapfile -t models < <(workloads "${ROWWISE_DENSE:-llama3-70b --tensor_parallel=8}")
+  for model in "${models[@]}"; do
+    name="rowwise_dense_$(moe_tag "$model")"
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "$name" "$bench" --model=$model --benchmark_filter="$filter" --list_kernels \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "${name}_torch" "$python" tools/torch_peer.py --gemm_bench="$bench" --filter="$filter" \
+      --list_kernels --out="$out/${name}_torch.json" -- --model=$model
+    echo "=== $model: gemm_bench, then torch (time: gemm_bench against torch)" |
+      tee -a "$out/rowwise_dense.txt"
+    python3 tools/run_diff.py "$out/${name}_torch.json" "$out/$name.json" |
+      tee -a "$out/rowwise_dense.txt"
+  done
 }
 
 # A real trainer's step (tools/trainer_peer.py) between two default sweeps, each compared with it:

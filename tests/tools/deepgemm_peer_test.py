@@ -317,8 +317,10 @@ class Stage(unittest.TestCase):
         calls = []
         if os.path.exists(calls_path):
             with open(calls_path) as f:
-                # Where this machine has nvcc on PATH, the stage passes it to DeepGEMM.
+                # Where this machine has nvcc on PATH, the stage passes it to DeepGEMM; where it
+                # has the GPU machine's torch environment, the stage runs its Python.
                 calls = [re.sub(r" \[DG_JIT_NVCC_COMPILER=[^]]*\]", "", line)
+                         .replace("[/opt/torch/.venv/bin/python]", "[python3]")
                          for line in f.read().splitlines()]
         return done.stdout, calls, folder
 
