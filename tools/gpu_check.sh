@@ -745,7 +745,7 @@ stage_rowwise() {
     < <(workloads "${ROWWISE_MOE_MODELS:-qwen3-30b-a3b --expert_parallel=8}")
   grep -hcE "rel_err" "$out"/rowwise_*.log
   grep -hE "ERROR|error" "$out"/rowwise_*.log | head -20
-  run rowwise_quant "$bench" '--benchmark_filter=^FP8(Current|Rowwise)/Quantize/' \
+  run rowwise_quant "$bench" '--benchmark_filter=^FP8(Current|Rowwise|RowwiseBF16Wgrad)/Quantize/' \
     --benchmark_out="$out/rowwise_quant.json" --benchmark_out_format=json
   python3 - "$out/rowwise_quant.json" <<'PY' | tee "$out/rowwise_quant.txt"
 import json, sys

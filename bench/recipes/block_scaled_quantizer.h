@@ -1,5 +1,6 @@
 #pragma once
-// What the block-scaled quantizers (FP8Block, MXFP8, NVFP4) have in common: their source, their
+// What the block- and line-scaled quantizers (FP8Block, FP8Rowwise, FP8RowwiseBF16Wgrad's
+// tensorwise copy, MXFP8, NVFP4) have in common: their source, their
 // operand layout, and the device buffers of each copy (rowwise, columnwise) that was asked
 // for, plus the bytes one quantization moves. Each recipe adds only its quantize() call.
 

@@ -46,7 +46,7 @@ operands each pass multiplies, made and checked as gemm_bench makes them.
   ScaledGroupMM.cu, E4M3 by E4M3, BF16 out, each group's FP32 row and column scales applied in
   the epilogue), in the same layouts as BF16's but with the transposed copies FP8 needs (a
   row-major, b column-major), each expert's tensors quantized as tensors of their own, as
-  gemm_bench's PerGroupQuantizer does: Fprop x [R', in] per token (scale_a [R']) by
+  gemm_bench's grouped cast does (every expert its own scales): Fprop x [R', in] per token (scale_a [R']) by
   w [G, out, in].transpose(-2, -1) per expert and output row (scale_b [G, out]); Dgrad dy
   [R', out] per token by the copy Wᵀ [G, in, out].transpose(-2, -1) per expert and input column
   (scale_b [G, in]); Wgrad the copies dYᵀ [out, R'] by Xᵀ [in, R'].t(), each row scaled over its
@@ -472,7 +472,7 @@ def expert_spans(case):
 
 def quantize_rowwise(torch, case, spec, data):
     """A row-scaled operand's stored copy `data` quantized as gemm_bench quantizes it, each
-    expert of a grouped operand as a tensor of its own (PerGroupQuantizer): (E4M3 data, the
+    expert of a grouped operand as a tensor of its own (gemm_bench's grouped cast): (E4M3 data, the
     dequantization scale of each stored row: [rows]; [G, rows] for stacked weights [G, rows,
     cols], and for a K-grouped copy [rows, R'], whose rows are scaled over each expert's
     columns apart). Experts one at a time, so that no FP32 copy of all of them is made."""

@@ -18,9 +18,11 @@ template <bool kAligned>
 __global__ void __launch_bounds__(kLineAmaxThreads)
     line_amax_kernel(const uint16_t* __restrict__ input, int64_t rows, int64_t cols,
                      unsigned int col_tiles, uint32_t* row_amax_bits, uint32_t* col_amax_bits) {
-  line_amax_block<kAligned, kBandRows>(
-      input, rows, cols, static_cast<int64_t>(blockIdx.x / col_tiles) * kBandRows,
-      static_cast<int64_t>(blockIdx.x % col_tiles) * kLineAmaxCols, row_amax_bits, col_amax_bits);
+  __shared__ LineAmaxShared block_columns;
+  line_amax_block<kAligned, kBandRows>(input, rows, cols,
+                                       static_cast<int64_t>(blockIdx.x / col_tiles) * kBandRows,
+                                       static_cast<int64_t>(blockIdx.x % col_tiles) * kLineAmaxCols,
+                                       row_amax_bits, col_amax_bits, block_columns);
 }
 
 constexpr int kFoldThreads = 256;

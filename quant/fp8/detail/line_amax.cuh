@@ -38,13 +38,19 @@ __device__ __forceinline__ uint4 line_amax_load(const uint16_t* __restrict__ inp
   }
 }
 
+// Where a block of the pass merges its warps' column maxima; the kernel owns it (a kernel that
+// inlines both the aligned and the unaligned path must not get two).
+using LineAmaxShared = uint4[kLineAmaxThreads / 32][kLineAmaxCols / 8];
+
 // Rows [row0, row0 + kBandRows) and columns [col0, col0 + 128) of the BF16 [rows, cols] `input`,
 // as far as they exist, into row_amax_bits[row] and col_amax_bits[col] (either may be null): the
-// block's kLineAmaxThreads threads must all call it.
+// block's kLineAmaxThreads threads must all call it, once (`block_columns` is not reusable
+// without a barrier).
 template <bool kAligned, int kBandRows>
 __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ input, int64_t rows,
                                                 int64_t cols, int64_t row0, int64_t col0,
-                                                uint32_t* row_amax_bits, uint32_t* col_amax_bits) {
+                                                uint32_t* row_amax_bits, uint32_t* col_amax_bits,
+                                                LineAmaxShared& block_columns) {
   constexpr int kWarps = kLineAmaxThreads / 32;
   constexpr int kChunkElements = 8;  // BF16 per 16-byte chunk
   constexpr int kChunksPerRow = kLineAmaxCols / kChunkElements;
@@ -53,7 +59,6 @@ __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ inp
   constexpr unsigned int kFullWarp = 0xffffffffu;
   static_assert(kChunksPerRow == 16 && kRowStep == 16, "a half warp a row");
   static_assert(kBandRows % (kRowStep * kLoadsInFlight) == 0, "whole rounds of loads a band");
-  __shared__ uint4 block_columns[kWarps][kChunksPerRow];
   const int thread = threadIdx.x;
   const int chunk = thread % kChunksPerRow;
   const int64_t col = col0 + chunk * kChunkElements;

@@ -23,8 +23,10 @@ constexpr int kChunkElements = 8;  // BF16 per 16-byte chunk
 constexpr int kChunksPerRow = kTile / kChunkElements;
 constexpr unsigned int kFullWarp = 0xffffffffu;
 // Resident blocks an SM should hold. Shared memory allows 6 (33 KiB each); 48 registers a
-// thread allow 5, which every variant of the vector path fits without spilling (ptxas alone
-// would take up to 64 and so 4 blocks). The scalar fallback for odd shapes gets 64.
+// thread allow 5 (ptxas alone would take up to 64 and so 4 blocks). The one-tensor variants of
+// the vector path fit them but kRowwise's, which spills 24 bytes, as the grouped kVec128 and
+// kRowwise variants spill 28-32 (nvcc 13.0): measured at 80-103% of copy bandwidth as they are,
+// not yet against a 4-block bound. The scalar fallback for odd shapes gets 64.
 constexpr int kMinBlocksPerSm = 5;
 constexpr int kMinBlocksPerSmScalar = 4;
 
@@ -375,8 +377,9 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
 }
 
 // CTAs take the tile rows bottom-up (CTAs start roughly in blockIdx order): current scaling's
-// amax pass reads the tensor top-down just before, so the rows it read last, the likeliest to be
-// still in L2, are read first. For the other scalings the order makes no difference.
+// amax pass and rowwise scaling's line amax pass read the tensor top-down just before, so the
+// rows they read last, the likeliest to be still in L2, are read first. For the other scalings
+// the order makes no difference.
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
 __global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
     tile_cast_kernel(const KernelParams p) {
@@ -449,12 +452,13 @@ __global__ void __launch_bounds__(kLineAmaxThreads)
   const KernelParams& p = tensor.params;
   const int64_t row0 = static_cast<int64_t>(tile_row - tensor.first_tile_row) * kTile;
   const int64_t col0 = static_cast<int64_t>(tile_col) * kTile;
+  __shared__ LineAmaxShared block_columns;
   if (kAllAligned || tensor.aligned) {
     line_amax_block<true, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
-                                 p.col_amax_bits);
+                                 p.col_amax_bits, block_columns);
   } else {
     line_amax_block<false, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
-                                  p.col_amax_bits);
+                                  p.col_amax_bits, block_columns);
   }
 }
 

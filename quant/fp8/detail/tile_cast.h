@@ -1,10 +1,10 @@
 #pragma once
-// The one-pass FP8 cast kernel behind every FP8 quantizer (tensorwise, 1x128, 128x128): each
-// thread block stages a 128x128 BF16 tile in shared memory with 16-byte loads, then writes the
-// rowwise copy and the transposed columnwise copy with 16-byte stores. Only the choice of
+// The one-pass FP8 cast kernel behind every FP8 quantizer (tensorwise, 1x128, 128x128, rowwise):
+// each thread block stages a 128x128 BF16 tile in shared memory with 16-byte loads, then writes
+// the rowwise copy and the transposed columnwise copy with 16-byte stores. Only the choice of
 // scale differs between recipes. Callers (quant/fp8/tensorwise.cu, quant/fp8/delayed.cu,
-// quant/fp8/block.cpp, quant/fp8/grouped.cpp) validate their arguments; these launchers only
-// launch.
+// quant/fp8/block.cpp, quant/fp8/rowwise.cpp, quant/fp8/grouped.cpp) validate their arguments;
+// these launchers only launch.
 //
 // A grouped cast runs the same tiles for several tensors in one launch (the groups of a grouped
 // operand), each tensor with its own arguments, so each is cast exactly as launch_tile_cast
@@ -51,8 +51,8 @@ struct TileCastArgs {
   float* stacked_rowwise_scale_inv = nullptr;
   int64_t stacked_scale_stride = 0;
   // kRowwise: each row's and each column's amax as FP32 bits (line_amax.h), for the copies
-  // requested; its scale_inv outputs are then [rows] and [cols]. GroupedTileCast::
-  // launch_line_amax() writes them.
+  // requested; its scale_inv outputs are then [rows] and [cols]. launch_line_amax() (one tensor)
+  // or GroupedTileCast::launch_line_amax() writes them.
   uint32_t* row_amax_bits = nullptr;
   uint32_t* col_amax_bits = nullptr;
 };
