@@ -60,7 +60,8 @@ std::optional<OperandCopies> copies_read(TensorRole role, const QuantizedPasses&
   return std::nullopt;
 }
 
-PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized) {
+PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized,
+                           StepCasts step_casts) {
   if (mode == Mode::kNative)
     throw std::invalid_argument("pass_operands: BF16's native mode quantizes nothing");
   if (!quantized.has(pass)) {
@@ -72,7 +73,9 @@ PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantize
     use.role = read.role;
     use.reads = read.copy;
     use.writes = read.copy;
-    if (mode == Mode::kAutocast) {  // into the copy this GEMM reads, every call
+    const bool at_each_gemm =
+        mode == Mode::kAutocast || (mode == Mode::kStep && step_casts == StepCasts::kAtEachGemm);
+    if (at_each_gemm) {  // into the copy this GEMM reads, every call
       use.timed = true;
     } else if (mode == Mode::kStep && first_quantized_reader(read.role, quantized) == pass) {
       // Where the step first reads the tensor: into every copy its quantized passes read.

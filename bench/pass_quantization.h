@@ -8,12 +8,16 @@
 //   Wgrad  dY columnwise · X columnwise
 // A recipe may keep a pass in BF16 (QuantizedPasses): that pass reads the BF16 tensors, and no
 // copy is made for it.
-// - step, what a training step pays (TransformerEngine's Linear, torchao's Float8Linear): each
+// - step, what a training step pays. A trainer that saves its FP8 copies (StepCasts::
+//   kSavedCopies: TransformerEngine's Linear, torchao's tensorwise Float8Linear): each
 //   tensor is quantized once a step, where the step first reads it quantized, into every copy the
 //   step's quantized passes read: with every pass quantized, Fprop X and W into both copies,
 //   Dgrad dY into both; Wgrad reads the copies saved by the other two. W's copies serve every
 //   microbatch of an optimizer step (--microbatches=N; TE's is_first_microbatch), so it is
-//   quantized once per N. Three quantizations an op, summed over its passes.
+//   quantized once per N. Three quantizations an op, summed over its passes. A trainer that
+//   casts at each GEMM (StepCasts::kAtEachGemm: torchao's rowwise Float8Linear, which keeps the
+//   BF16 tensors and casts each GEMM's operands along the axis it needs, every microbatch):
+//   autocast's placement.
 // - autocast, TransformerEngine's benchmark tool (benchmarks/gemm/benchmark_gemm.py): each
 //   quantized GEMM quantizes both of its operands, into the copy it reads, every call. Six an op
 //   with every pass quantized.
@@ -37,6 +41,12 @@ struct QuantizedPasses {
 
   static QuantizedPasses none() { return {false, false, false}; }
   bool has(Pass pass) const;
+};
+
+// Where a recipe's trainer quantizes in a step.
+enum class StepCasts {
+  kSavedCopies,  // once a tensor, into every copy its passes read; W once per optimizer step
+  kAtEachGemm,   // each GEMM its two operands, into the copy it reads, every microbatch
 };
 
 // One operand of a pass's GEMM.
@@ -64,7 +74,8 @@ struct PassOperands {
 std::optional<OperandCopies> copies_read(TensorRole role, const QuantizedPasses& quantized);
 
 // `mode` is kStep, kAutocast or kPrequant; throws std::invalid_argument for kNative and for a
-// pass that `quantized` leaves in BF16.
-PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized = {});
+// pass that `quantized` leaves in BF16. `step_casts` says where kStep quantizes.
+PassOperands pass_operands(Pass pass, Mode mode, const QuantizedPasses& quantized = {},
+                           StepCasts step_casts = StepCasts::kSavedCopies);
 
 }  // namespace gemmscope

@@ -87,7 +87,7 @@ class QuantizedGemmCase : public GemmCase {
       return operand;
     };
     const PassOperands operands =
-        pass_operands(spec.gemm.pass, spec.mode, recipe.quantized_passes());
+        pass_operands(spec.gemm.pass, spec.mode, recipe.quantized_passes(), recipe.step_casts());
     left_ = quantized_operand(operands.left);
     right_ = quantized_operand(operands.right);
     for (int64_t g = 0; g < tensors_.group_count(); ++g) {

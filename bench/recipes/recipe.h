@@ -60,6 +60,9 @@ class Recipe {
   virtual QuantizedPasses quantized_passes() const {
     return quantizes() ? QuantizedPasses{} : QuantizedPasses::none();
   }
+  // Where the recipe's trainer quantizes in a step (bench/pass_quantization.h): once a tensor
+  // into saved copies, as TransformerEngine does, unless the recipe says otherwise.
+  virtual StepCasts step_casts() const { return StepCasts::kSavedCopies; }
   // Whether the recipe has a quantization case of `role`'s tensor into `copies`: by default each
   // layout whose copies its quantized passes read (bench/quantize_case.h).
   virtual bool lists_quantization(TensorRole role, OperandCopies copies) const;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace gemmscope {
@@ -38,8 +39,9 @@ void expect_use(const OperandUse& use, const Expected& e, const char* what) {
 }
 
 void expect_pass(Pass pass, Mode mode, const Expected& left, const Expected& right,
-                 const QuantizedPasses& quantized = {}) {
-  const PassOperands operands = pass_operands(pass, mode, quantized);
+                 const QuantizedPasses& quantized = {},
+                 StepCasts step_casts = StepCasts::kSavedCopies) {
+  const PassOperands operands = pass_operands(pass, mode, quantized, step_casts);
   const std::string what = std::string(pass_name(pass)) + " " + mode_name(mode);
   expect_use(operands.left, left, (what + " left").c_str());
   expect_use(operands.right, right, (what + " right").c_str());
@@ -145,6 +147,30 @@ TEST(PassQuantization, AStepWithABf16WgradQuantizesOnlyTheCopiesFpropAndDgradRea
               {kW, kColumn, kColumn, true, false}, kBf16Wgrad);
   expect_pass(Pass::kDgrad, Mode::kPrequant, {kDy, kRow, kRow, false, false},
               {kW, kColumn, kColumn, false, false}, kBf16Wgrad);
+}
+
+// A trainer that casts at each GEMM (torchao's rowwise Float8Linear) pays in a step what
+// autocast times: each GEMM's two operands into the copy it reads, every microbatch; prequant is
+// untouched.
+TEST(PassQuantization, AStepThatCastsAtEachGemmQuantizesAsAutocast) {
+  for (const QuantizedPasses& quantized : {QuantizedPasses{}, kBf16Wgrad}) {
+    for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
+      if (!quantized.has(pass))
+        continue;
+      const PassOperands step = pass_operands(pass, Mode::kStep, quantized, StepCasts::kAtEachGemm);
+      const PassOperands autocast = pass_operands(pass, Mode::kAutocast, quantized);
+      for (const auto& [a, b] :
+           {std::pair{step.left, autocast.left}, std::pair{step.right, autocast.right}}) {
+        EXPECT_EQ(a.reads, b.reads) << pass_name(pass);
+        EXPECT_EQ(a.writes, b.writes) << pass_name(pass);
+        EXPECT_EQ(a.timed, b.timed) << pass_name(pass);
+        EXPECT_EQ(a.once_per_microbatches, b.once_per_microbatches) << pass_name(pass);
+      }
+      const PassOperands prequant =
+          pass_operands(pass, Mode::kPrequant, quantized, StepCasts::kAtEachGemm);
+      EXPECT_FALSE(prequant.left.timed || prequant.right.timed) << pass_name(pass);
+    }
+  }
 }
 
 }  // namespace
