@@ -3,7 +3,8 @@
 // scales on both operands (OUTER_VEC_32F); its Wgrad is BF16's GEMM (QuantizedRecipe runs a pass
 // left out of quantized_passes() so). A grouped operand's groups are quantized together, each
 // with its own scales (GroupedFp8Quantizer): each expert's weight has its own tensorwise scale in
-// Dgrad, as each nn.Linear would in torchao, from the same launches as its per-row copy.
+// Dgrad, as each nn.Linear would in torchao, in the same cast as its per-row copy (one launch
+// more: the fold of each expert's column amaxes).
 
 #include <string>
 
@@ -75,6 +76,9 @@ class Fp8RowwiseBf16WgradRecipe : public Fp8Recipe {
     return Fp8Recipe::lists_quantization(role, copies) && role == TensorRole::kWeight &&
            has_columnwise(copies);
   }
+  // torchao casts each GEMM's operands at that GEMM, every microbatch, as for rowwise: its
+  // weight for grad_input from the BF16 weight in backward (float8_linear.py).
+  StepCasts step_casts() const override { return StepCasts::kAtEachGemm; }
   // torchao's defaults: gemm_config_output fast, gemm_config_grad_input not.
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }
 

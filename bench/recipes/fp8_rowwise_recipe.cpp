@@ -79,6 +79,10 @@ class Fp8RowwiseRecipe : public Fp8Recipe {
   std::vector<Mode> modes() const override {
     return {Mode::kStep, Mode::kAutocast, Mode::kPrequant};
   }
+  // torchao's Float8Linear with axiswise scales keeps the BF16 input and weight and casts each
+  // GEMM's operands along the axis that GEMM needs, every microbatch (float8_linear.py,
+  // matmul_with_hp_or_float8_args): no FP8 copy is saved for a later pass or microbatch.
+  StepCasts step_casts() const override { return StepCasts::kAtEachGemm; }
   // torchao's rowwise recipe: fast accumulation in the output GEMM only.
   bool fast_accumulation(Pass pass) const override { return pass == Pass::kFprop; }
   std::unique_ptr<OperandQuantizer> make_tensor_quantizer(const OperandSource& source,

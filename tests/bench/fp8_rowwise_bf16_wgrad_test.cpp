@@ -95,19 +95,22 @@ TEST_F(Fp8RowwiseBf16Wgrad, FastAccumulationInFpropOnly) {
   EXPECT_EQ(r.group_row_alignment(), quantized("FP8Rowwise").group_row_alignment());
 }
 
-// What a trainer's step casts: X rowwise and W into both copies at Fprop (W's columnwise copy
-// tensorwise, for Dgrad), dY rowwise at Dgrad; nothing for the BF16 Wgrad.
-TEST_F(Fp8RowwiseBf16Wgrad, AStepCastsXAndDyRowwiseAndTheWeightIntoBothCopies) {
+// What torchao's step casts: each FP8 GEMM its two operands from the BF16 tensors, every
+// microbatch (Fprop X and W rowwise, Dgrad dY rowwise and W's tensorwise copy); nothing for the
+// BF16 Wgrad. FP8Rowwise casts so too; TE's recipes into saved copies.
+TEST_F(Fp8RowwiseBf16Wgrad, AStepCastsEachFp8GemmsOperandsAtThatGemm) {
+  EXPECT_EQ(recipe(kName).step_casts(), StepCasts::kAtEachGemm);
+  EXPECT_EQ(recipe("FP8Rowwise").step_casts(), StepCasts::kAtEachGemm);
+  EXPECT_EQ(recipe("FP8Current").step_casts(), StepCasts::kSavedCopies);
   const QuantizedPasses passes = recipe(kName).quantized_passes();
-  const PassOperands fprop = pass_operands(Pass::kFprop, Mode::kStep, passes);
-  EXPECT_EQ(fprop.left.writes, OperandCopies::kRowwise);
-  EXPECT_TRUE(fprop.left.timed);
-  EXPECT_EQ(fprop.right.writes, OperandCopies::kBoth);
-  EXPECT_TRUE(fprop.right.once_per_microbatches);
-  const PassOperands dgrad = pass_operands(Pass::kDgrad, Mode::kStep, passes);
-  EXPECT_EQ(dgrad.left.writes, OperandCopies::kRowwise);
-  EXPECT_TRUE(dgrad.left.timed);
-  EXPECT_FALSE(dgrad.right.timed) << "Fprop made W's Dgrad copy";
+  for (const Pass pass : {Pass::kFprop, Pass::kDgrad}) {
+    const PassOperands step = pass_operands(pass, Mode::kStep, passes, StepCasts::kAtEachGemm);
+    for (const OperandUse& use : {step.left, step.right}) {
+      EXPECT_TRUE(use.timed) << pass_name(pass);
+      EXPECT_EQ(use.writes, use.reads) << pass_name(pass);
+      EXPECT_FALSE(use.once_per_microbatches) << pass_name(pass) << ": cast every microbatch";
+    }
+  }
 }
 
 // Its casts of X, dY and W's rowwise copy are FP8Rowwise's, kernel and shapes alike: only the

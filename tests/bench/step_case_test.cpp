@@ -71,25 +71,34 @@ TEST(StepCase, QuantizesWhatATrainerDoesWhereItDoesItAndTheWeightOncePerMicrobat
       const std::vector<size_t> gemm_calls = launches_per_call(*gemms, timer);
       const size_t gemm = gemm_calls.front();
       EXPECT_EQ(gemm_calls, std::vector<size_t>(kCalls, gemm)) << what;
-      switch (pass) {
-        case Pass::kFprop:  // X every call; W too on calls 0 and kMicrobatches
-          EXPECT_EQ(step->period(), static_cast<size_t>(kMicrobatches)) << what;
-          for (int call = 0; call < kCalls; ++call) {
-            const size_t expected = call % kMicrobatches == 0 ? step_calls[0] : step_calls[1];
-            EXPECT_EQ(step_calls[call], expected) << what << " call " << call;
-          }
-          EXPECT_GT(step_calls[1], gemm) << what << ": X is quantized every call";
-          EXPECT_GT(step_calls[0], step_calls[1]) << what << ": W once per microbatches";
-          break;
-        case Pass::kDgrad:  // dY every call, W's copy saved by Fprop
-          EXPECT_EQ(step->period(), 1u) << what;
-          EXPECT_EQ(step_calls, std::vector<size_t>(kCalls, step_calls[0])) << what;
-          EXPECT_GT(step_calls[0], gemm) << what;
-          break;
-        case Pass::kWgrad:  // the copies Fprop and Dgrad saved: the GEMM alone
-          EXPECT_EQ(step->period(), 1u) << what;
-          EXPECT_EQ(step_calls, gemm_calls) << what;
-          break;
+      if (recipe->step_casts() == StepCasts::kAtEachGemm && recipe->quantized_passes().has(pass)) {
+        // torchao's rowwise trainer: each GEMM casts its operands, every call, as autocast.
+        const std::unique_ptr<GemmCase> autocast =
+            recipe->prepare({test_gemm(pass), Mode::kAutocast}, context);
+        EXPECT_EQ(step->period(), 1u) << what;
+        EXPECT_EQ(step_calls, launches_per_call(*autocast, timer)) << what;
+        EXPECT_GT(step_calls[0], gemm) << what;
+      } else {
+        switch (pass) {
+          case Pass::kFprop:  // X every call; W too on calls 0 and kMicrobatches
+            EXPECT_EQ(step->period(), static_cast<size_t>(kMicrobatches)) << what;
+            for (int call = 0; call < kCalls; ++call) {
+              const size_t expected = call % kMicrobatches == 0 ? step_calls[0] : step_calls[1];
+              EXPECT_EQ(step_calls[call], expected) << what << " call " << call;
+            }
+            EXPECT_GT(step_calls[1], gemm) << what << ": X is quantized every call";
+            EXPECT_GT(step_calls[0], step_calls[1]) << what << ": W once per microbatches";
+            break;
+          case Pass::kDgrad:  // dY every call, W's copy saved by Fprop
+            EXPECT_EQ(step->period(), 1u) << what;
+            EXPECT_EQ(step_calls, std::vector<size_t>(kCalls, step_calls[0])) << what;
+            EXPECT_GT(step_calls[0], gemm) << what;
+            break;
+          case Pass::kWgrad:  // the copies Fprop and Dgrad saved: the GEMM alone
+            EXPECT_EQ(step->period(), 1u) << what;
+            EXPECT_EQ(step_calls, gemm_calls) << what;
+            break;
+        }
       }
       // Still the right product after many calls (its copies rewritten in place), and close to
       // the BF16 one: a copy read with another step's scale would be far off (recipe_err).
