@@ -32,9 +32,9 @@ size_t fp8_rowwise_workspace_bytes(int64_t rows, int64_t cols) {
          aligned(static_cast<size_t>(cols) * sizeof(uint32_t));
 }
 
-void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
-                          const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream) {
-  const char* function = "quantize_fp8_rowwise";
+void require_fp8_rowwise_arguments(const char* function, const __nv_bfloat16* input, int64_t rows,
+                                   int64_t cols, const Fp8RowwiseTargets& targets,
+                                   const void* workspace) {
   detail::require_not_null(function, "input", input);
   detail::require_positive(function, "rows", rows);
   detail::require_positive(function, "cols", cols);
@@ -44,6 +44,11 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
     detail::require_not_null(function, "rowwise_scale_inv", targets.rowwise_scale_inv);
   if (targets.columnwise != nullptr)
     detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
+}
+
+void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                          const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream) {
+  require_fp8_rowwise_arguments("quantize_fp8_rowwise", input, rows, cols, targets, workspace);
 
   // The one-pass cast's 16-byte loads and 8-byte stores; cudaMalloc'd buffers always qualify.
   if (one_pass(cols, targets.columnwise != nullptr) && aligned_to(input, 16) &&

@@ -41,6 +41,13 @@ struct Fp8RowwiseTargets {
 // amax); `workspace` must be that large and 16-byte aligned.
 size_t fp8_rowwise_workspace_bytes(int64_t rows, int64_t cols);
 
+// The arguments quantize_fp8_rowwise takes, and the casts that write its outputs
+// (quant/fp8/tensorwise_outer_vec.h): throws std::invalid_argument naming `function` and the
+// offending value.
+void require_fp8_rowwise_arguments(const char* function, const __nv_bfloat16* input, int64_t rows,
+                                   int64_t cols, const Fp8RowwiseTargets& targets,
+                                   const void* workspace);
+
 void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                           const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream);
 

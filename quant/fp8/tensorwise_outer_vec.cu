@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "quant/base/cuda_check.h"
-#include "quant/fp8/detail/argument_checks.h"
 #include "quant/fp8/detail/scale_policy.h"
 #include "quant/fp8/format.h"
 #include "quant/fp8/scale_layout.h"
@@ -39,16 +38,8 @@ size_t fp8_tensorwise_outer_vec_workspace_bytes() {
 void quantize_fp8_tensorwise_outer_vec(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                                        const Fp8RowwiseTargets& targets, void* workspace,
                                        cudaStream_t stream) {
-  const char* function = "quantize_fp8_tensorwise_outer_vec";
-  detail::require_not_null(function, "input", input);
-  detail::require_positive(function, "rows", rows);
-  detail::require_positive(function, "cols", cols);
-  detail::require_some_copy(function, targets.rowwise, targets.columnwise);
-  detail::require_not_null(function, "workspace", workspace);
-  if (targets.rowwise != nullptr)
-    detail::require_not_null(function, "rowwise_scale_inv", targets.rowwise_scale_inv);
-  if (targets.columnwise != nullptr)
-    detail::require_not_null(function, "columnwise_scale_inv", targets.columnwise_scale_inv);
+  require_fp8_rowwise_arguments("quantize_fp8_tensorwise_outer_vec", input, rows, cols, targets,
+                                workspace);
 
   const Fp8CurrentScalingState state =
       Fp8CurrentScalingState::in_buffer(static_cast<float*>(workspace));

@@ -21,6 +21,7 @@
 #include "quant/fp8/format.h"
 #include "quant/fp8/reference.h"
 #include "shapes/gemm_shape.h"
+#include "tests/bench/small_layer_gemm.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 
@@ -204,15 +205,6 @@ TEST_F(Fp8RowwiseBf16Wgrad, TheWeightsDgradCopyHasOneScaleAndItsFpropCopyOneARow
   }
 }
 
-LayerGemm test_gemm(Pass pass) {
-  LayerGemm gemm;
-  gemm.pass = pass;
-  gemm.op = "test";
-  gemm.dims = LinearDims{384, 512, 256};
-  gemm.shape = gemm_shape(pass, gemm.dims);
-  return gemm;
-}
-
 // On a GPU: Wgrad's cases, in every mode, are BF16's GEMM on the BF16 tensors (no recipe_err:
 // they read the original inputs), launching what BF16's Wgrad case launches.
 TEST_F(Fp8RowwiseBf16Wgrad, EveryWgradCaseIsTheBf16Gemm) {
@@ -223,11 +215,11 @@ TEST_F(Fp8RowwiseBf16Wgrad, EveryWgradCaseIsTheBf16Gemm) {
     GTEST_SKIP() << recipe("BF16").unsupported_reason(device);
   const RecipeContext context{device, cublas, AlgorithmChoice::kHeuristic, nullptr};
   const std::unique_ptr<GemmCase> bf16 =
-      recipe("BF16").prepare({test_gemm(Pass::kWgrad), Mode::kNative}, context);
+      recipe("BF16").prepare({testing::small_layer_gemm(Pass::kWgrad), Mode::kNative}, context);
   for (const Mode mode : recipe(kName).modes()) {
     SCOPED_TRACE(mode_name(mode));
     const std::unique_ptr<GemmCase> wgrad =
-        recipe(kName).prepare({test_gemm(Pass::kWgrad), mode}, context);
+        recipe(kName).prepare({testing::small_layer_gemm(Pass::kWgrad), mode}, context);
     for (const GemmProblem& problem : wgrad->gemm_problems()) {
       EXPECT_EQ(problem.left.tensor.format, ElementFormat::kBF16);
       EXPECT_EQ(problem.right.tensor.format, ElementFormat::kBF16);

@@ -14,6 +14,7 @@
 #include "bench/verification.h"
 #include "quant/base/cuda_check.h"
 #include "shapes/gemm_shape.h"
+#include "tests/bench/small_layer_gemm.h"
 #include "tests/gpu_test_support.h"
 
 namespace gemmscope {
@@ -21,15 +22,6 @@ namespace {
 
 constexpr int kMicrobatches = 3;
 constexpr int kCalls = 2 * kMicrobatches;
-
-LayerGemm test_gemm(Pass pass) {
-  LayerGemm gemm;
-  gemm.pass = pass;
-  gemm.op = "test";
-  gemm.dims = LinearDims{384, 512, 256};
-  gemm.shape = gemm_shape(pass, gemm.dims);
-  return gemm;
-}
 
 // How many kernels (and memsets) each of kCalls enqueue() calls launched.
 std::vector<size_t> launches_per_call(GemmCase& gemm_case, KernelTimer& timer) {
@@ -64,9 +56,9 @@ TEST(StepCase, QuantizesWhatATrainerDoesWhereItDoesItAndTheWeightOncePerMicrobat
     for (const Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
       const std::string what = recipe->name() + " " + pass_name(pass);
       const std::unique_ptr<GemmCase> step =
-          recipe->prepare({test_gemm(pass), Mode::kStep}, context);
+          recipe->prepare({testing::small_layer_gemm(pass), Mode::kStep}, context);
       const std::unique_ptr<GemmCase> gemms =
-          recipe->prepare({test_gemm(pass), Mode::kPrequant}, context);
+          recipe->prepare({testing::small_layer_gemm(pass), Mode::kPrequant}, context);
       const std::vector<size_t> step_calls = launches_per_call(*step, timer);
       const std::vector<size_t> gemm_calls = launches_per_call(*gemms, timer);
       const size_t gemm = gemm_calls.front();
@@ -74,7 +66,7 @@ TEST(StepCase, QuantizesWhatATrainerDoesWhereItDoesItAndTheWeightOncePerMicrobat
       if (recipe->step_casts() == StepCasts::kAtEachGemm && recipe->quantized_passes().has(pass)) {
         // torchao's rowwise trainer: each GEMM casts its operands, every call, as autocast.
         const std::unique_ptr<GemmCase> autocast =
-            recipe->prepare({test_gemm(pass), Mode::kAutocast}, context);
+            recipe->prepare({testing::small_layer_gemm(pass), Mode::kAutocast}, context);
         EXPECT_EQ(step->period(), 1u) << what;
         EXPECT_EQ(step_calls, launches_per_call(*autocast, timer)) << what;
         EXPECT_GT(step_calls[0], gemm) << what;

@@ -75,25 +75,12 @@ void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input
   reference_quantize_fp8_rowwise(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
                                  expected_rowwise_scales.data(), expected_columnwise.data(),
                                  expected_columnwise_scales.data());
-  if (want_rowwise) {
-    EXPECT_EQ(testing::mismatches(rowwise.contents(), expected_rowwise), "") << "rowwise data";
-    EXPECT_EQ(testing::mismatches(rowwise_scales.contents(), expected_rowwise_scales), "")
-        << "rowwise scales";
-  } else {
-    EXPECT_EQ(rowwise.contents(), std::vector<uint8_t>(count, 0xFF)) << "rowwise not requested";
-  }
-  if (want_columnwise) {
-    EXPECT_EQ(testing::mismatches(columnwise.contents(), expected_columnwise), "")
-        << "columnwise data";
-    EXPECT_EQ(testing::mismatches(columnwise_scales.contents(), expected_columnwise_scales), "")
-        << "columnwise scales";
-  } else {
-    EXPECT_EQ(columnwise.contents(), std::vector<uint8_t>(count, 0xFF))
-        << "columnwise not requested";
-  }
-  EXPECT_TRUE(rowwise.guard_intact() && columnwise.guard_intact() &&
-              rowwise_scales.guard_intact() && columnwise_scales.guard_intact())
-      << "written past the end of an output";
+  testing::expect_copy(
+      {rowwise, rowwise_scales, expected_rowwise, expected_rowwise_scales, want_rowwise},
+      "rowwise");
+  testing::expect_copy({columnwise, columnwise_scales, expected_columnwise,
+                        expected_columnwise_scales, want_columnwise},
+                       "columnwise");
 }
 
 TEST(Fp8RowwiseGpu, EveryCopyMatchesReference) {

@@ -55,29 +55,14 @@ void expect_matches_reference(const std::vector<__nv_bfloat16>& input, const Sha
   reference_cast_fp8(input.data(), shape.rows, shape.cols, ElementFormat::kE4M3, scale,
                      expected_rowwise.data(), expected_columnwise.data());
   const float scale_inv = scale_inverse(scale);
-  if (want_rowwise) {
-    EXPECT_EQ(testing::mismatches(rowwise.contents(), expected_rowwise), "") << "rowwise data";
-    EXPECT_EQ(
-        testing::mismatches(rowwise_scales.contents(), std::vector<float>(shape.rows, scale_inv)),
-        "")
-        << "rowwise scales";
-  } else {
-    EXPECT_EQ(rowwise.contents(), std::vector<uint8_t>(count, 0xFF)) << "rowwise not requested";
-  }
-  if (want_columnwise) {
-    EXPECT_EQ(testing::mismatches(columnwise.contents(), expected_columnwise), "")
-        << "columnwise data";
-    EXPECT_EQ(testing::mismatches(columnwise_scales.contents(),
-                                  std::vector<float>(shape.cols, scale_inv)),
-              "")
-        << "columnwise scales";
-  } else {
-    EXPECT_EQ(columnwise.contents(), std::vector<uint8_t>(count, 0xFF))
-        << "columnwise not requested";
-  }
-  EXPECT_TRUE(rowwise.guard_intact() && columnwise.guard_intact() &&
-              rowwise_scales.guard_intact() && columnwise_scales.guard_intact())
-      << "written past the end of an output";
+  const std::vector<float> expected_rowwise_scales(shape.rows, scale_inv);
+  const std::vector<float> expected_columnwise_scales(shape.cols, scale_inv);
+  testing::expect_copy(
+      {rowwise, rowwise_scales, expected_rowwise, expected_rowwise_scales, want_rowwise},
+      "rowwise");
+  testing::expect_copy({columnwise, columnwise_scales, expected_columnwise,
+                        expected_columnwise_scales, want_columnwise},
+                       "columnwise");
 }
 
 TEST(Fp8TensorwiseOuterVecGpu, EveryCopyMatchesReference) {

@@ -6,6 +6,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -154,6 +155,31 @@ std::string thrown_message(Action&& action) {
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// One output copy of a quantizer under test: its poisoned data and scale buffers, what the
+// reference wrote in their place, and whether the call asked for the copy.
+struct CopyUnderTest {
+  const PoisonedBuffer<uint8_t>& data;
+  const PoisonedBuffer<float>& scales;
+  const std::vector<uint8_t>& expected_data;
+  const std::vector<float>& expected_scales;
+  bool wanted;
+};
+
+// What every FP8 quantizer's GPU test checks of a copy named `name`: requested, its data and
+// scales bit for bit the reference's; not requested, its data untouched (still 0xFF); nothing
+// written past either buffer.
+inline void expect_copy(const CopyUnderTest& copy, const std::string& name) {
+  if (copy.wanted) {
+    EXPECT_EQ(mismatches(copy.data.contents(), copy.expected_data), "") << name << " data";
+    EXPECT_EQ(mismatches(copy.scales.contents(), copy.expected_scales), "") << name << " scales";
+  } else {
+    EXPECT_EQ(copy.data.contents(), std::vector<uint8_t>(copy.expected_data.size(), 0xFF))
+        << name << " not requested";
+  }
+  EXPECT_TRUE(copy.data.guard_intact() && copy.scales.guard_intact())
+      << "written past the end of the " << name << " copy";
 }
 
 }  // namespace gemmscope::testing
