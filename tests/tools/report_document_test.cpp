@@ -278,6 +278,17 @@ TEST(TextReport, ImplementationsOtherThanCublasLtAreSaidUnderEachModesTables) {
       << markdown;
 }
 
+// Where a step table has torchao's rowwise recipes, the report says their step is autocast's
+// casts; a step without them says nothing more.
+TEST(TextReport, AStepWithTorchaosRowwiseRecipesSaysWhereTheyCast) {
+  const std::string note =
+      "FP8Rowwise is torchao's rowwise recipe, whose Float8Linear saves no FP8 copy: each GEMM "
+      "casts its operands from BF16, every microbatch, as in autocast.";
+  const std::string text = text_of({"h200_te_tutorial_rowwise_step.json"});
+  EXPECT_NE(text.find("baseline.\n\n" + note + "\n"), std::string::npos) << text;
+  EXPECT_EQ(text_of({"h200_te_tutorial_step_sweep.json"}).find("torchao"), std::string::npos);
+}
+
 TEST(TextReport, OlderRunsSayNothingAboutImplementations) {
   // No labels, labels from before the choice of provider ("algo ..."), emulated labels.
   for (const char* file :

@@ -1,6 +1,9 @@
 #include "tools/report/report_document.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tools/report/implementation_summary.h"
 #include "tools/report/integer_text.h"
@@ -333,10 +336,34 @@ Table layer_kinds_table(const ModelModeReport& mode, const OpLayers& layers, Cel
   return table;
 }
 
+// The step of torchao's rowwise recipes, where the mode's columns have them: gemm_bench's step
+// cases of those precisions cast as torchao's Float8Linear does (bench/pass_quantization.h,
+// StepCasts::kAtEachGemm), not into saved copies as the description says of TE's recipes.
+std::optional<std::string> step_casts_note(Mode mode, const std::vector<Precision>& precisions) {
+  if (mode != Mode::kStep)
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (const Precision precision : precisions) {
+    if (precision == Precision::kFP8Rowwise || precision == Precision::kFP8RowwiseBF16Wgrad)
+      names.emplace_back(precision_name(precision));
+  }
+  if (names.empty())
+    return std::nullopt;
+  std::string joined;
+  for (const std::string& name : names)
+    joined += (joined.empty() ? "" : " and ") + name;
+  return joined +
+         (names.size() == 1 ? " is torchao's rowwise recipe" : " are torchao's rowwise recipes") +
+         ", whose Float8Linear saves no FP8 copy: each GEMM casts its operands from BF16, every "
+         "microbatch, as in autocast.";
+}
+
 void add_model_mode(const ModelModeReport& mode, const ModelReport& model,
                     const RunContext& context, CellWriter& cell, Document& document) {
   document.push_back(section(std::string(mode_name(mode.mode)) + " · " + run_summary(context)));
   document.push_back(paragraph(mode_description(mode.mode, context)));
+  if (const auto note = step_casts_note(mode.mode, mode.precisions))
+    document.push_back(paragraph(*note));
   const OpLayers& layers = model.op_layers;
   add_op_tables(mode, layers, cell, document);
   document.push_back(table_block(layers.mixed ? layer_kinds_table(mode, layers, cell)
@@ -351,6 +378,8 @@ void add_shapes_mode(const ShapesModeReport& mode, const RunContext& context, Ce
                              context.value_or_unknown("device_name")));
   document.push_back(paragraph(mode_description(mode.mode, context) +
                                " TFLOP/s = 2·M·K·N / time; speedup = BF16 time / time."));
+  if (const auto note = step_casts_note(mode.mode, mode.precisions))
+    document.push_back(paragraph(*note));
   Table table;
   table.title = "Per GEMM";
   table.header = {"GEMM", "pass", "MxKxN"};
