@@ -1,4 +1,5 @@
-// GPU tests of the FP8 rowwise quantizer (quant/fp8/rowwise.h) against its host reference, bit
+// GPU tests of the FP8 rowwise quantizer (quant/fp8/rowwise.h) and of the tensorwise cast that
+// writes the same outputs (quant/fp8/tensorwise_outer_vec.h) against their host references, bit
 // for bit: data and scales of each copy, on odd and aligned shapes (rows and columns that end in
 // partial tiles, columns that are not a multiple of 16: the cast's scalar path), lines whose
 // magnitudes differ (so a scale read from the wrong line shows), lines of zeros, NaN and infinity,
@@ -8,15 +9,19 @@
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "kernels/device_buffer.h"
+#include "quant/fp8/detail/scale_policy.h"
 #include "quant/fp8/format.h"
+#include "quant/fp8/reference.h"
 #include "quant/fp8/rowwise.h"
 #include "quant/fp8/rowwise_reference.h"
+#include "quant/fp8/tensorwise_outer_vec.h"
 #include "tests/gpu_test_support.h"
 #include "tests/quant/fp8_test_support.h"
 
@@ -45,16 +50,44 @@ std::vector<__nv_bfloat16> lines_of_other_magnitudes(const Shape& shape, uint32_
   return values;
 }
 
-void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input,
-                                         const Shape& shape, bool want_rowwise,
-                                         bool want_columnwise) {
+// The two casts that write FP8Rowwise's outputs (E4M3 copies, an FP32 scale_inv a line of each),
+// each with its host reference and the workspace it needs.
+struct LineScaledCast {
+  void (*quantize)(const __nv_bfloat16*, int64_t, int64_t, const Fp8RowwiseTargets&, void*,
+                   cudaStream_t);
+  size_t (*workspace_bytes)(int64_t rows, int64_t cols);
+  void (*reference)(const __nv_bfloat16*, int64_t, int64_t, uint8_t*, float*, uint8_t*, float*);
+};
+
+// quantize_fp8_tensorwise_outer_vec's reference, from the references it is made of: the tensor's
+// amax (reference_amax), its power-of-2 E4M3 scale (scale_from_amax), the tensorwise cast
+// (reference_cast_fp8), and that scale's inverse in every entry of each copy's vector.
+void reference_tensorwise_outer_vec(const __nv_bfloat16* input, int64_t rows, int64_t cols,
+                                    uint8_t* rowwise, float* rowwise_scale_inv, uint8_t* columnwise,
+                                    float* columnwise_scale_inv) {
+  const float scale =
+      scale_from_amax(reference_amax(input, rows * cols), kE4M3MaxFinite, /*power_of_2=*/true);
+  reference_cast_fp8(input, rows, cols, ElementFormat::kE4M3, scale, rowwise, columnwise);
+  std::fill(rowwise_scale_inv, rowwise_scale_inv + rows, scale_inverse(scale));
+  std::fill(columnwise_scale_inv, columnwise_scale_inv + cols, scale_inverse(scale));
+}
+
+const LineScaledCast kRowwise{quantize_fp8_rowwise, fp8_rowwise_workspace_bytes,
+                              reference_quantize_fp8_rowwise};
+const LineScaledCast kTensorwiseOuterVec{
+    quantize_fp8_tensorwise_outer_vec,
+    [](int64_t, int64_t) { return fp8_tensorwise_outer_vec_workspace_bytes(); },
+    reference_tensorwise_outer_vec};
+
+void expect_matches(const LineScaledCast& cast, const std::vector<__nv_bfloat16>& input,
+                    const Shape& shape, bool want_rowwise, bool want_columnwise) {
   SCOPED_TRACE(testing::shape_name(shape) + (want_rowwise ? " rowwise" : "") +
                (want_columnwise ? " columnwise" : ""));
   const int64_t count = shape.rows * shape.cols;
   const auto device_input = testing::upload(input);
   testing::PoisonedBuffer<uint8_t> rowwise(count), columnwise(count);
   testing::PoisonedBuffer<float> rowwise_scales(shape.rows), columnwise_scales(shape.cols);
-  DeviceBuffer<uint8_t> workspace(fp8_rowwise_workspace_bytes(shape.rows, shape.cols));
+  DeviceBuffer<uint8_t> workspace(cast.workspace_bytes(shape.rows, shape.cols));
   Fp8RowwiseTargets targets;
   if (want_rowwise) {
     targets.rowwise = rowwise.get();
@@ -65,22 +98,26 @@ void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input
     targets.columnwise_scale_inv = columnwise_scales.get();
   }
   // Twice: the amaxes of the first call must not leak into the second.
-  for (int call = 0; call < 2; ++call) {
-    quantize_fp8_rowwise(device_input.get(), shape.rows, shape.cols, targets, workspace.get(),
-                         nullptr);
-  }
+  for (int call = 0; call < 2; ++call)
+    cast.quantize(device_input.get(), shape.rows, shape.cols, targets, workspace.get(), nullptr);
 
   std::vector<uint8_t> expected_rowwise(count), expected_columnwise(count);
   std::vector<float> expected_rowwise_scales(shape.rows), expected_columnwise_scales(shape.cols);
-  reference_quantize_fp8_rowwise(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
-                                 expected_rowwise_scales.data(), expected_columnwise.data(),
-                                 expected_columnwise_scales.data());
+  cast.reference(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
+                 expected_rowwise_scales.data(), expected_columnwise.data(),
+                 expected_columnwise_scales.data());
   testing::expect_copy(
       {rowwise, rowwise_scales, expected_rowwise, expected_rowwise_scales, want_rowwise},
       "rowwise");
   testing::expect_copy({columnwise, columnwise_scales, expected_columnwise,
                         expected_columnwise_scales, want_columnwise},
                        "columnwise");
+}
+
+void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input,
+                                         const Shape& shape, bool want_rowwise,
+                                         bool want_columnwise) {
+  expect_matches(kRowwise, input, shape, want_rowwise, want_columnwise);
 }
 
 TEST(Fp8RowwiseGpu, EveryCopyMatchesReference) {
@@ -111,6 +148,32 @@ TEST(Fp8RowwiseGpu, LinesOfZerosInfinityNanAndSubnormals) {
         __float2bfloat16(std::numeric_limits<float>::min() * static_cast<float>(1 + c % 5) / 8.0f);
   }
   expect_rowwise_quantization_matches(input, shape, true, true);
+}
+
+// quantize_fp8_tensorwise_outer_vec (FP8RowwiseBF16Wgrad's weight in Dgrad): one power-of-2
+// scale for the tensor, on rows and columns of other magnitudes (random_bf16: a per-line scale
+// would differ from line to line).
+const Shape kTensorwiseShapes[] = {{1, 1},     {1, 16},    {17, 272},
+                                   {128, 128}, {257, 391}, {4096, 1536}};
+
+TEST(Fp8TensorwiseOuterVecGpu, EveryCopyMatchesReference) {
+  GEMMSCOPE_REQUIRE_GPU();
+  uint32_t seed = 1200;
+  for (const Shape& shape : kTensorwiseShapes) {
+    const auto input = testing::random_bf16(shape.rows, shape.cols, seed++);
+    expect_matches(kTensorwiseOuterVec, input, shape, true, true);
+    expect_matches(kTensorwiseOuterVec, input, shape, true, false);
+    expect_matches(kTensorwiseOuterVec, input, shape, false, true);
+  }
+}
+
+// A tensor of zeros: scale 1, all-zero copies.
+TEST(Fp8TensorwiseOuterVecGpu, ATensorOfZeros) {
+  GEMMSCOPE_REQUIRE_GPU();
+  const Shape shape{64, 48};
+  expect_matches(kTensorwiseOuterVec,
+                 std::vector<__nv_bfloat16>(shape.rows * shape.cols, __float2bfloat16(0.0f)), shape,
+                 true, true);
 }
 
 // The reference's scale math, by hand: the row [1, -3.5, 0.25] has amax 3.5, 448 / 3.5 = 128,
