@@ -40,18 +40,10 @@ void expect_block_quantization_matches(const std::vector<__nv_bfloat16>& input, 
   SCOPED_TRACE(name(shape, kind, want_rowwise, want_columnwise));
   const int64_t count = shape.rows * shape.cols;
   const auto device_input = testing::upload(input);
-  testing::PoisonedBuffer<uint8_t> rowwise(count), columnwise(count);
-  testing::PoisonedBuffer<float> rowwise_scales(scale_count(kind, shape.rows, shape.cols));
-  testing::PoisonedBuffer<float> columnwise_scales(scale_count(kind, shape.cols, shape.rows));
-  Fp8BlockTargets targets;
-  if (want_rowwise) {
-    targets.rowwise = rowwise.get();
-    targets.rowwise_scale_inv = rowwise_scales.get();
-  }
-  if (want_columnwise) {
-    targets.columnwise = columnwise.get();
-    targets.columnwise_scale_inv = columnwise_scales.get();
-  }
+  const testing::QuantizerOutputs outputs(count, scale_count(kind, shape.rows, shape.cols),
+                                          scale_count(kind, shape.cols, shape.rows), want_rowwise,
+                                          want_columnwise);
+  const auto targets = outputs.targets<Fp8BlockTargets>();
   if (kind == Kind::k1x128) {
     quantize_fp8_1x128(device_input.get(), shape.rows, shape.cols, targets, nullptr);
   } else {
@@ -59,20 +51,16 @@ void expect_block_quantization_matches(const std::vector<__nv_bfloat16>& input, 
   }
 
   std::vector<uint8_t> expected_rowwise(count), expected_columnwise(count);
-  std::vector<float> expected_rowwise_scales(rowwise_scales.size());
-  std::vector<float> expected_columnwise_scales(columnwise_scales.size());
+  std::vector<float> expected_rowwise_scales(outputs.rowwise_scale_count());
+  std::vector<float> expected_columnwise_scales(outputs.columnwise_scale_count());
   const auto reference =
       kind == Kind::k1x128 ? reference_quantize_fp8_1x128 : reference_quantize_fp8_128x128;
   reference(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
             expected_rowwise_scales.data(), expected_columnwise.data(),
             expected_columnwise_scales.data());
 
-  testing::expect_copy(
-      {rowwise, rowwise_scales, expected_rowwise, expected_rowwise_scales, want_rowwise},
-      "rowwise");
-  testing::expect_copy({columnwise, columnwise_scales, expected_columnwise,
-                        expected_columnwise_scales, want_columnwise},
-                       "columnwise");
+  outputs.expect_reference(expected_rowwise, expected_rowwise_scales, expected_columnwise,
+                           expected_columnwise_scales);
 }
 
 TEST(Fp8BlockGpu, OneByOneTwentyEightMatchesReference) {

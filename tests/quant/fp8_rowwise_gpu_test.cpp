@@ -85,18 +85,10 @@ void expect_matches(const LineScaledCast& cast, const std::vector<__nv_bfloat16>
                (want_columnwise ? " columnwise" : ""));
   const int64_t count = shape.rows * shape.cols;
   const auto device_input = testing::upload(input);
-  testing::PoisonedBuffer<uint8_t> rowwise(count), columnwise(count);
-  testing::PoisonedBuffer<float> rowwise_scales(shape.rows), columnwise_scales(shape.cols);
+  const testing::QuantizerOutputs outputs(count, shape.rows, shape.cols, want_rowwise,
+                                          want_columnwise);
+  const auto targets = outputs.targets<Fp8RowwiseTargets>();
   DeviceBuffer<uint8_t> workspace(cast.workspace_bytes(shape.rows, shape.cols));
-  Fp8RowwiseTargets targets;
-  if (want_rowwise) {
-    targets.rowwise = rowwise.get();
-    targets.rowwise_scale_inv = rowwise_scales.get();
-  }
-  if (want_columnwise) {
-    targets.columnwise = columnwise.get();
-    targets.columnwise_scale_inv = columnwise_scales.get();
-  }
   // Twice: the amaxes of the first call must not leak into the second.
   for (int call = 0; call < 2; ++call)
     cast.quantize(device_input.get(), shape.rows, shape.cols, targets, workspace.get(), nullptr);
@@ -106,12 +98,8 @@ void expect_matches(const LineScaledCast& cast, const std::vector<__nv_bfloat16>
   cast.reference(input.data(), shape.rows, shape.cols, expected_rowwise.data(),
                  expected_rowwise_scales.data(), expected_columnwise.data(),
                  expected_columnwise_scales.data());
-  testing::expect_copy(
-      {rowwise, rowwise_scales, expected_rowwise, expected_rowwise_scales, want_rowwise},
-      "rowwise");
-  testing::expect_copy({columnwise, columnwise_scales, expected_columnwise,
-                        expected_columnwise_scales, want_columnwise},
-                       "columnwise");
+  outputs.expect_reference(expected_rowwise, expected_rowwise_scales, expected_columnwise,
+                           expected_columnwise_scales);
 }
 
 void expect_rowwise_quantization_matches(const std::vector<__nv_bfloat16>& input,

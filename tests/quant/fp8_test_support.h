@@ -157,29 +157,70 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// One output copy of a quantizer under test: its poisoned data and scale buffers, what the
-// reference wrote in their place, and whether the call asked for the copy.
-struct CopyUnderTest {
-  const PoisonedBuffer<uint8_t>& data;
-  const PoisonedBuffer<float>& scales;
-  const std::vector<uint8_t>& expected_data;
-  const std::vector<float>& expected_scales;
-  bool wanted;
-};
+// The four outputs of an FP8 quantizer under test, poisoned and guarded: each copy (`count`
+// bytes) and its scales, and which copies the call asks for.
+class QuantizerOutputs {
+ public:
+  QuantizerOutputs(int64_t count, int64_t rowwise_scales, int64_t columnwise_scales,
+                   bool want_rowwise, bool want_columnwise)
+      : rowwise_(static_cast<size_t>(count)),
+        columnwise_(static_cast<size_t>(count)),
+        rowwise_scales_(static_cast<size_t>(rowwise_scales)),
+        columnwise_scales_(static_cast<size_t>(columnwise_scales)),
+        want_rowwise_(want_rowwise),
+        want_columnwise_(want_columnwise) {}
 
-// What every FP8 quantizer's GPU test checks of a copy named `name`: requested, its data and
-// scales bit for bit the reference's; not requested, its data untouched (still 0xFF); nothing
-// written past either buffer.
-inline void expect_copy(const CopyUnderTest& copy, const std::string& name) {
-  if (copy.wanted) {
-    EXPECT_EQ(mismatches(copy.data.contents(), copy.expected_data), "") << name << " data";
-    EXPECT_EQ(mismatches(copy.scales.contents(), copy.expected_scales), "") << name << " scales";
-  } else {
-    EXPECT_EQ(copy.data.contents(), std::vector<uint8_t>(copy.expected_data.size(), 0xFF))
-        << name << " not requested";
+  // A quantizer's targets (Fp8BlockTargets, Fp8RowwiseTargets) at the copies asked for.
+  template <typename Targets>
+  Targets targets() const {
+    Targets targets;
+    if (want_rowwise_) {
+      targets.rowwise = rowwise_.get();
+      targets.rowwise_scale_inv = rowwise_scales_.get();
+    }
+    if (want_columnwise_) {
+      targets.columnwise = columnwise_.get();
+      targets.columnwise_scale_inv = columnwise_scales_.get();
+    }
+    return targets;
   }
-  EXPECT_TRUE(copy.data.guard_intact() && copy.scales.guard_intact())
-      << "written past the end of the " << name << " copy";
-}
+  size_t rowwise_scale_count() const { return rowwise_scales_.size(); }
+  size_t columnwise_scale_count() const { return columnwise_scales_.size(); }
+
+  // What every FP8 quantizer's GPU test checks against its reference's outputs: a requested copy
+  // and its scales bit for bit the reference's, one not requested untouched (still 0xFF), nothing
+  // written past any buffer.
+  void expect_reference(const std::vector<uint8_t>& rowwise,
+                        const std::vector<float>& rowwise_scales,
+                        const std::vector<uint8_t>& columnwise,
+                        const std::vector<float>& columnwise_scales) const {
+    expect_copy(rowwise_, rowwise_scales_, rowwise, rowwise_scales, want_rowwise_, "rowwise");
+    expect_copy(columnwise_, columnwise_scales_, columnwise, columnwise_scales, want_columnwise_,
+                "columnwise");
+  }
+
+ private:
+  static void expect_copy(const PoisonedBuffer<uint8_t>& data, const PoisonedBuffer<float>& scales,
+                          const std::vector<uint8_t>& expected_data,
+                          const std::vector<float>& expected_scales, bool wanted,
+                          const std::string& name) {
+    if (wanted) {
+      EXPECT_EQ(mismatches(data.contents(), expected_data), "") << name << " data";
+      EXPECT_EQ(mismatches(scales.contents(), expected_scales), "") << name << " scales";
+    } else {
+      EXPECT_EQ(data.contents(), std::vector<uint8_t>(expected_data.size(), 0xFF))
+          << name << " not requested";
+    }
+    EXPECT_TRUE(data.guard_intact() && scales.guard_intact())
+        << "written past the end of the " << name << " copy";
+  }
+
+  PoisonedBuffer<uint8_t> rowwise_;
+  PoisonedBuffer<uint8_t> columnwise_;
+  PoisonedBuffer<float> rowwise_scales_;
+  PoisonedBuffer<float> columnwise_scales_;
+  bool want_rowwise_;
+  bool want_columnwise_;
+};
 
 }  // namespace gemmscope::testing
