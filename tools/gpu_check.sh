@@ -79,8 +79,10 @@
 #   rowwisedense FP8Rowwise's dense prequant cases of Llama 3 70B at TP 8 through gemm_bench and
 #            torch._scaled_mm, once each (rowwise_dense.txt)
 #   trainer  a real trainer's step beside gemm_bench's (tools/trainer_peer.py: BF16 nn.Linear,
-#            torchao's tensorwise Float8Linear compiled and Float8BlockwiseLinear, from the wheel
-#            in .whl when carried): the default sweep, the peer, the sweep again (trainer.txt)
+#            torchao's Float8Linear compiled (tensorwise, rowwise, rowwise_with_gw_hp) and
+#            Float8BlockwiseLinear, from the wheel in .whl when carried): the default sweep (or its
+#            cases matching $TRAINER_FILTER), the peer (its $TRAINER_RECIPES), the sweep again
+#            (trainer.txt)
 #   alone    the cases of each $ALONE_RUNS entry ("FLAGS|FILTER", ';'-separated) timed as the
 #            public block-scaled figures were: each case alone in a process of its own after a
 #            2 s warm-up; first all of an entry's cases together, as a sweep times them
@@ -845,11 +847,15 @@ stage_trainer() {
     "$python" -m pip install -q --no-index --no-deps --no-compile --target /tmp/site \
       .whl/torchao-*.whl && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
   fi
-  run trainer_ours_1 "$bench" --list_kernels --benchmark_out="$out/trainer_ours_1.json" \
-    --benchmark_out_format=json
+  # TRAINER_FILTER: the gemm_bench cases of both sweeps (default all); TRAINER_RECIPES: the
+  # peer's recipes (default all). The filter must keep BF16's native cases and the recipes' steps.
+  local filter=(${TRAINER_FILTER:+"--benchmark_filter=$TRAINER_FILTER"})
+  run trainer_ours_1 "$bench" "${filter[@]}" --list_kernels \
+    --benchmark_out="$out/trainer_ours_1.json" --benchmark_out_format=json
   run trainer_peer env PYTHONUNBUFFERED=1 "$python" tools/trainer_peer.py --list_kernels \
-    --steps_from="$out/trainer_ours_1.json" --out="$out/trainer_peer.json"
-  run trainer_ours_2 "$bench" --benchmark_out="$out/trainer_ours_2.json" \
+    ${TRAINER_RECIPES:+"--recipes=$TRAINER_RECIPES"} --steps_from="$out/trainer_ours_1.json" \
+    --out="$out/trainer_peer.json"
+  run trainer_ours_2 "$bench" "${filter[@]}" --benchmark_out="$out/trainer_ours_2.json" \
     --benchmark_out_format=json
   {
     echo "--- gemm_bench, then the peer"
