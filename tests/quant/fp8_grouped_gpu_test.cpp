@@ -43,11 +43,13 @@ struct GroupedShape {
 // Ragged groups: empty ones, and rows of no alignment (1, 17, 250), which take the scalar path
 // while the groups of 128 and 384 rows take the vector path in the same launch; cols that are not
 // a multiple of 16 (100) put every group on the scalar path, cols that are not a multiple of 128
-// (272) leave partial tiles. The last two shapes, every size a multiple of 16, are all vector.
+// (272) leave partial tiles. {kAligned, 272} and {kAligned, 2048}, every size a multiple of 16,
+// are all vector. The two widest give the rowwise amax pass's blocks several column tiles each
+// (line_amax_tiles_per_block: 2 of 35, 4 of 66), the last block of a row fewer.
 const std::vector<int64_t> kRagged = {0, 1, 17, 128, 250, 0, 384};
 const std::vector<int64_t> kAligned = {32, 128, 0, 256, 16, 384};
-const GroupedShape kShapes[] = {
-    {kRagged, 272}, {kRagged, 2048}, {kRagged, 100}, {kAligned, 272}, {kAligned, 2048}};
+const GroupedShape kShapes[] = {{kRagged, 272},   {kRagged, 2048}, {kRagged, 100},  {kAligned, 272},
+                                {kAligned, 2048}, {kRagged, 4360}, {kAligned, 8448}};
 const OperandCopies kAllCopies[] = {OperandCopies::kRowwise, OperandCopies::kColumnwise,
                                     OperandCopies::kBoth};
 

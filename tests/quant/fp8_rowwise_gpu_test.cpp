@@ -32,10 +32,13 @@ using testing::Shape;
 
 // The rowwise copy alone takes the one-pass cast where a row is whole 16-byte chunks: one warp a
 // row up to 2048 columns (1x16 to 4096x1536), two (70x3000), four (5x6144), eight (9x16384);
-// 3x16392 is past it, and 1x1, 257x391, 333x100, 130x4 are not whole chunks.
-const Shape kShapes[] = {{1, 1},     {1, 16},      {17, 272}, {128, 128},   {257, 391},
-                         {333, 100}, {1000, 2048}, {130, 4},  {4096, 1536}, {9, 16384},
-                         {3, 16392}, {70, 3000},   {5, 6144}};
+// 3x16392 is past it, and 1x1, 257x391, 333x100, 130x4, 130x8195 are not whole chunks. With
+// columnwise copies, the amax pass's blocks take 2 column tiles (300x4104, 33 of them, the last
+// alone), 4 (260x12288; 9x16384; 130x8195, 65 tiles), or 1.
+const Shape kShapes[] = {{1, 1},       {1, 16},     {17, 272},    {128, 128},
+                         {257, 391},   {333, 100},  {1000, 2048}, {130, 4},
+                         {4096, 1536}, {9, 16384},  {3, 16392},   {70, 3000},
+                         {5, 6144},    {300, 4104}, {130, 8195},  {260, 12288}};
 
 // random_bf16 times 2^((r + 3c) % 9 - 4): neighbouring rows and columns get other scales.
 std::vector<__nv_bfloat16> lines_of_other_magnitudes(const Shape& shape, uint32_t seed) {

@@ -441,24 +441,26 @@ __global__ void __launch_bounds__(kAmaxThreads) grouped_amax_kernel(const Groupe
 }
 
 // The line amax pass (quant/fp8/detail/line_amax.h) of every tensor of a grouped kRowwise cast,
-// over the same tiles, top-down: each tile's rows and columns into its tensor's amaxes.
+// over the same tile rows, top-down: each block `tiles_per_block` tiles of a tile row into its
+// tensor's amaxes.
 template <bool kAllAligned>
-__global__ void __launch_bounds__(kLineAmaxThreads)
-    grouped_line_amax_kernel(const GroupedTiles tiles) {
-  static_assert(kLineAmaxCols == kTile, "a block of the amax pass a tile");
-  const unsigned int tile_row = blockIdx.x / tiles.col_tiles;
-  const unsigned int tile_col = blockIdx.x - tile_row * tiles.col_tiles;
+__global__ void __launch_bounds__(kLineAmaxThreads, kLineAmaxMinBlocks)
+    grouped_line_amax_kernel(const GroupedTiles tiles, unsigned int tiles_per_block) {
+  static_assert(kLineAmaxCols == kTile, "the amax pass's column tiles are the cast's");
+  const unsigned int groups = (tiles.col_tiles + tiles_per_block - 1) / tiles_per_block;
+  const unsigned int tile_row = blockIdx.x / groups;
+  const unsigned int first_tile = (blockIdx.x - tile_row * groups) * tiles_per_block;
+  const unsigned int end_tile = min(first_tile + tiles_per_block, tiles.col_tiles);
   const TensorTiles& tensor = tiles.tensors[__ldg(tiles.tile_row_tensor + tile_row)];
   const KernelParams& p = tensor.params;
   const int64_t row0 = static_cast<int64_t>(tile_row - tensor.first_tile_row) * kTile;
-  const int64_t col0 = static_cast<int64_t>(tile_col) * kTile;
-  __shared__ LineAmaxShared block_columns;
+  __shared__ LineAmaxShared merge;
   if (kAllAligned || tensor.aligned) {
-    line_amax_block<true, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
-                                 p.col_amax_bits, block_columns);
+    line_amax_block<true, kTile, true>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
+                                       p.row_amax_bits, p.col_amax_bits, merge);
   } else {
-    line_amax_block<false, kTile>(p.input, p.rows, p.cols, row0, col0, p.row_amax_bits,
-                                  p.col_amax_bits, block_columns);
+    line_amax_block<false, kTile, true>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
+                                        p.row_amax_bits, p.col_amax_bits, merge);
   }
 }
 
@@ -583,6 +585,7 @@ GroupedTileCast::GroupedTileCast(const std::vector<TileCastArgs>& tensors,
                            static_cast<uint32_t>(i));
     described.push_back(tensor);
     aligned_ = aligned_ && tensor.aligned;
+    line_rows_wanted_ = line_rows_wanted_ || args.row_amax_bits != nullptr;
   }
   if (!tensors.empty()) {
     scaling_ = tensors.front().scaling;
@@ -625,10 +628,15 @@ void GroupedTileCast::launch_line_amax(cudaStream_t stream) const {
     return;
   const GroupedTiles tiles =
       grouped_tiles(tables_, tensors_table_, tile_rows_table_, col_tiles_, tile_rows_);
+  // Several tiles a block as for one tensor (line_amax_tiles_per_block), where rows are wanted.
+  const unsigned int tiles_per_block = line_amax_tiles_per_block(col_tiles_, line_rows_wanted_);
+  const unsigned int blocks =
+      tile_rows_ * ((col_tiles_ + tiles_per_block - 1) / tiles_per_block);  // <= blocks_
   if (aligned_) {
-    grouped_line_amax_kernel<true><<<blocks_, kLineAmaxThreads, 0, stream>>>(tiles);
+    grouped_line_amax_kernel<true><<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
   } else {
-    grouped_line_amax_kernel<false><<<blocks_, kLineAmaxThreads, 0, stream>>>(tiles);
+    grouped_line_amax_kernel<false>
+        <<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
   }
   CUDA_CHECK_LAUNCH();
 }

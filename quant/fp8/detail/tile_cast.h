@@ -90,7 +90,8 @@ class GroupedTileCast {
   size_t tile_rows_table_ = 0;
   TileScaling scaling_ = TileScaling::kTensorwise;
   ElementFormat format_ = ElementFormat::kE4M3;
-  bool aligned_ = true;  // every tensor takes the vector path
+  bool aligned_ = true;            // every tensor takes the vector path
+  bool line_rows_wanted_ = false;  // kRowwise: some tensor wants its row amaxes
   unsigned int col_tiles_ = 0;
   unsigned int tile_rows_ = 0;
   unsigned int blocks_ = 0;
