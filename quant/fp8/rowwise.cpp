@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "quant/base/cuda_check.h"
 #include "quant/fp8/detail/argument_checks.h"
 #include "quant/fp8/detail/line_amax.h"
 #include "quant/fp8/detail/row_cast.h"
@@ -60,8 +61,15 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
   auto* row_amax = static_cast<uint32_t*>(workspace);
   auto* col_amax = reinterpret_cast<uint32_t*>(
       static_cast<uint8_t*>(workspace) + aligned(static_cast<size_t>(rows) * sizeof(uint32_t)));
-  detail::launch_line_amax(input, rows, cols, targets.rowwise != nullptr ? row_amax : nullptr,
-                           targets.columnwise != nullptr ? col_amax : nullptr, stream);
+  uint32_t* row_wanted = targets.rowwise != nullptr ? row_amax : nullptr;
+  uint32_t* col_wanted = targets.columnwise != nullptr ? col_amax : nullptr;
+  // The amaxes the pass merges into start at zero: one memset over the wanted ones (with both,
+  // the alignment gap between them too), where one a copy would cost a second launch.
+  uint32_t* first = row_wanted != nullptr ? row_wanted : col_wanted;
+  uint32_t* end = col_wanted != nullptr ? col_wanted + cols : row_wanted + rows;
+  CUDA_CHECK(
+      cudaMemsetAsync(first, 0, static_cast<size_t>(end - first) * sizeof(uint32_t), stream));
+  detail::launch_line_amax(input, rows, cols, row_wanted, col_wanted, stream);
 
   detail::TileCastArgs args;
   args.input = input;

@@ -91,21 +91,6 @@ void launch_fold_column_amax(uint32_t* col_amax_bits, int64_t groups, int64_t co
 
 void launch_line_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                       uint32_t* row_amax_bits, uint32_t* col_amax_bits, cudaStream_t stream) {
-  const size_t row_bytes = static_cast<size_t>(rows) * sizeof(uint32_t);
-  const size_t col_bytes = static_cast<size_t>(cols) * sizeof(uint32_t);
-  const auto gap =
-      reinterpret_cast<uintptr_t>(col_amax_bits) - reinterpret_cast<uintptr_t>(row_amax_bits);
-  if (row_amax_bits != nullptr && col_amax_bits != nullptr && col_amax_bits > row_amax_bits &&
-      gap >= row_bytes && gap - row_bytes < 256) {
-    // The column amaxes just after the row amaxes (the rowwise quantizer's workspace): one
-    // zeroing, gap included, where two would cost a second launch (about 3 µs on the H200).
-    CUDA_CHECK(cudaMemsetAsync(row_amax_bits, 0, gap + col_bytes, stream));
-  } else {
-    if (row_amax_bits != nullptr)
-      CUDA_CHECK(cudaMemsetAsync(row_amax_bits, 0, row_bytes, stream));
-    if (col_amax_bits != nullptr)
-      CUDA_CHECK(cudaMemsetAsync(col_amax_bits, 0, col_bytes, stream));
-  }
   const auto* elements = reinterpret_cast<const uint16_t*>(input);
   if (row_amax_bits != nullptr) {
     launch_bands<true>(elements, rows, cols, row_amax_bits, col_amax_bits, stream);

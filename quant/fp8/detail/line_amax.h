@@ -11,8 +11,9 @@
 
 namespace gemmscope::detail {
 
-// Enqueues a zeroing of the requested outputs and the pass that fills them: row_amax_bits[rows],
-// col_amax_bits[cols] (either may be null, not both). Callers validate the arguments.
+// Enqueues the pass that fills the requested outputs, row_amax_bits[rows] and col_amax_bits[cols]
+// (either may be null, not both), without the memset: the caller zeroes them first, as for the
+// grouped pass (GroupedTileCast::launch_line_amax). Callers validate the arguments.
 void launch_line_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                       uint32_t* row_amax_bits, uint32_t* col_amax_bits, cudaStream_t stream);
 
