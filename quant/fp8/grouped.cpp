@@ -183,11 +183,14 @@ Fp8GroupedQuantization::Fp8GroupedQuantization(Recipe recipe, const __nv_bfloat1
       case Recipe::kRowwise:
       case Recipe::kBlock:
         if (recipe == Recipe::kRowwise) {
-          // Each group's own row amaxes (its rows of the every-row array) and column amaxes.
+          // Each group's own row amaxes (its rows of the every-row array) and column amaxes, for
+          // the copies wanted: the amax pass takes no line the cast will not read.
           auto* amax_bits = reinterpret_cast<uint32_t*>(states);
           args.scaling = detail::TileScaling::kRowwise;
-          args.row_amax_bits = amax_bits + layout.row_offset(g);
-          args.col_amax_bits = amax_bits + layout.rows() + g * layout.cols();
+          if (args.rowwise != nullptr)
+            args.row_amax_bits = amax_bits + layout.row_offset(g);
+          if (args.columnwise != nullptr)
+            args.col_amax_bits = amax_bits + layout.rows() + g * layout.cols();
         } else {
           args.scaling = scale_layout == ScaleLayout::kBlock128x128
                              ? detail::TileScaling::kBlock128x128

@@ -442,8 +442,8 @@ __global__ void __launch_bounds__(kAmaxThreads) grouped_amax_kernel(const Groupe
 
 // The line amax pass (quant/fp8/detail/line_amax.h) of every tensor of a grouped kRowwise cast,
 // over the same tile rows, top-down: each block `tiles_per_block` tiles of a tile row into its
-// tensor's amaxes.
-template <bool kAllAligned>
+// tensor's amaxes (kRows: some tensor wants its row amaxes).
+template <bool kAllAligned, bool kRows>
 __global__ void __launch_bounds__(kLineAmaxThreads, kLineAmaxMinBlocks)
     grouped_line_amax_kernel(const GroupedTiles tiles, unsigned int tiles_per_block) {
   static_assert(kLineAmaxCols == kTile, "the amax pass's column tiles are the cast's");
@@ -456,11 +456,11 @@ __global__ void __launch_bounds__(kLineAmaxThreads, kLineAmaxMinBlocks)
   const int64_t row0 = static_cast<int64_t>(tile_row - tensor.first_tile_row) * kTile;
   __shared__ LineAmaxShared merge;
   if (kAllAligned || tensor.aligned) {
-    line_amax_block<true, kTile, true>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
-                                       p.row_amax_bits, p.col_amax_bits, merge);
-  } else {
-    line_amax_block<false, kTile, true>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
+    line_amax_block<true, kTile, kRows>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
                                         p.row_amax_bits, p.col_amax_bits, merge);
+  } else {
+    line_amax_block<false, kTile, kRows>(p.input, p.rows, p.cols, row0, first_tile, end_tile,
+                                         p.row_amax_bits, p.col_amax_bits, merge);
   }
 }
 
@@ -632,11 +632,14 @@ void GroupedTileCast::launch_line_amax(cudaStream_t stream) const {
   const unsigned int tiles_per_block = line_amax_tiles_per_block(col_tiles_, line_rows_wanted_);
   const unsigned int blocks =
       tile_rows_ * ((col_tiles_ + tiles_per_block - 1) / tiles_per_block);  // <= blocks_
-  if (aligned_) {
-    grouped_line_amax_kernel<true><<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
+  const auto launch = [&](auto kernel) {
+    kernel<<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
+  };
+  if (line_rows_wanted_) {
+    launch(aligned_ ? grouped_line_amax_kernel<true, true> : grouped_line_amax_kernel<false, true>);
   } else {
-    grouped_line_amax_kernel<false>
-        <<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
+    launch(aligned_ ? grouped_line_amax_kernel<true, false>
+                    : grouped_line_amax_kernel<false, false>);
   }
   CUDA_CHECK_LAUNCH();
 }
