@@ -13,8 +13,9 @@
 // scale_policy.h): 448 / amax rounded down to a power of two. torchao clamps amax at 1e-12 where
 // this takes 1 for a line of zeros; both quantize such a line to zeros.
 //
-// The rowwise copy alone takes one pass where its rows fit in registers (16-byte rows of at
-// most 16384 BF16, quant/fp8/detail/row_cast.h): each row's amax and its cast from one read of
+// The rowwise copy alone takes one pass where its rows fit in registers (rows of whole 16-byte
+// chunks, at most 16384 BF16, from a 16-byte aligned input into an 8-byte aligned output;
+// quant/fp8/detail/row_cast.h): each row's amax and its cast from one read of
 // the input. Otherwise two passes: every row's and column's amax (quant/fp8/detail/line_amax.h),
 // then one cast of the requested copies through the shared tile kernel (quant/fp8/detail/
 // tile_cast.h). Scales out: FP32 scale_inv, [rows] for the rowwise copy and [cols] for the
@@ -52,8 +53,8 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
                           const Fp8RowwiseTargets& targets, void* workspace, cudaStream_t stream);
 
 // How many times quantize_fp8_rowwise reads the input for the copies wanted: once (the rowwise
-// copy alone, of rows that fit the one-pass cast) or twice, for 16-byte aligned input and
-// outputs (as cudaMalloc gives them).
+// copy alone, of rows that fit the one-pass cast) or twice, for a 16-byte aligned input and an
+// 8-byte aligned rowwise output (as cudaMalloc gives them).
 int fp8_rowwise_input_reads(int64_t cols, bool rowwise, bool columnwise);
 
 // Kernels and memsets one call enqueues, on the same terms: the one-pass cast alone; otherwise

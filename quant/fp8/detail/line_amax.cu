@@ -6,7 +6,9 @@
 #include <string>
 
 #include "quant/base/cuda_check.h"
+#include "quant/detail/launch_checks.h"
 #include "quant/fp8/detail/line_amax.cuh"
+#include "quant/fp8/scale_layout.h"
 
 namespace gemmscope::detail {
 namespace {
@@ -34,16 +36,11 @@ template <bool kRows>
 void launch_bands(const uint16_t* input, int64_t rows, int64_t cols, uint32_t* row_amax_bits,
                   uint32_t* col_amax_bits, cudaStream_t stream) {
   constexpr int kBandRows = kRows ? kRowsBandRows : kColumnsBandRows;
-  const int64_t bands = (rows + kBandRows - 1) / kBandRows;
-  const int64_t col_tiles = (cols + kLineAmaxCols - 1) / kLineAmaxCols;
-  const unsigned int tiles_per_block =
-      line_amax_tiles_per_block(col_tiles, row_amax_bits != nullptr);
-  const int64_t groups = (col_tiles + tiles_per_block - 1) / tiles_per_block;
-  if (bands * groups > INT_MAX) {
-    throw std::invalid_argument("FP8 rowwise amax: " + std::to_string(rows) + "x" +
-                                std::to_string(cols) + " needs more blocks than one launch takes");
-  }
-  const auto blocks = static_cast<unsigned int>(bands * groups);
+  const int64_t col_tiles = ceil_div(cols, kLineAmaxCols);
+  const unsigned int tiles_per_block = line_amax_tiles_per_block(col_tiles, kRows);
+  const unsigned int blocks =
+      checked_grid(ceil_div(rows, kBandRows) * ceil_div(col_tiles, tiles_per_block), rows, cols,
+                   "FP8 rowwise amax");
   const bool aligned = cols % 8 == 0 && reinterpret_cast<uintptr_t>(input) % 16 == 0;
   if (aligned) {
     line_amax_kernel<true, kRows><<<blocks, kLineAmaxThreads, 0, stream>>>(

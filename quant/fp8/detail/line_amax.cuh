@@ -121,8 +121,8 @@ __device__ __forceinline__ uint32_t transpose_max(uint32_t (&v)[kCount], int lan
 // Rows [row0, row0 + kBandRows) and column tiles [first_tile, end_tile) (128 columns each) of
 // the BF16 [rows, cols] `input`, as far as they exist, into row_amax_bits[row] (kRows only) and
 // col_amax_bits[col] (either may be null): the block's kLineAmaxThreads threads must all call it,
-// once. Without kRows the rounds of loads are not unrolled and keep no row partials: the
-// columns-only pass's registers stay as few as before rows shared its code.
+// once. Without kRows the rounds of loads are not unrolled and keep no row partials, so a
+// columns-only pass needs fewer registers.
 template <bool kAligned, int kBandRows, bool kRows>
 __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ input, int64_t rows,
                                                 int64_t cols, int64_t row0, unsigned int first_tile,

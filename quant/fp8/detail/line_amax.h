@@ -1,5 +1,6 @@
 #pragma once
-// The first pass of FP8 rowwise scaling (quant/fp8/rowwise.h): the NaN-ignoring max |x| of every
+// The first pass of FP8 rowwise scaling's two-pass path (quant/fp8/rowwise.h, and the grouped
+// cast's in quant/fp8/grouped.h): the NaN-ignoring max |x| of every
 // row and of every column of a BF16 [rows, cols] tensor, each as FP32 bits (non-negative FP32
 // bit patterns order like their values, so the blocks of a line merge with an integer atomic
 // max). The cast (quant/fp8/detail/tile_cast.h, TileScaling::kRowwise) reads them.

@@ -1,5 +1,6 @@
 #pragma once
-// The one-pass FP8 cast kernel behind every FP8 quantizer (tensorwise, 1x128, 128x128, rowwise):
+// The one-pass FP8 cast kernel behind every FP8 quantizer (tensorwise, 1x128, 128x128, and
+// rowwise but for one tensor's rowwise copy alone, quant/fp8/detail/row_cast.h):
 // each thread block stages a 128x128 BF16 tile in shared memory with 16-byte loads, then writes
 // the rowwise copy and the transposed columnwise copy with 16-byte stores. Only the choice of
 // scale differs between recipes. Callers (quant/fp8/tensorwise.cu, quant/fp8/delayed.cu,
