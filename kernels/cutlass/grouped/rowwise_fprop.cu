@@ -7,7 +7,10 @@
 namespace gemmscope::cutlass_grouped {
 
 std::vector<Configuration> rowwise_fprop_configurations() {
-  return fp8_configurations<Rowwise<FastAccumulation>, 256, WideEpilogue::kWide>();
+  // Tile runs: where K is short (Qwen3-30B-A3B's expert_down, K = 768) each tile's epilogue, which
+  // loads its group's two vectors before it scales, is a larger share of the tile; runs of 4 took
+  // 4% off that case at steady state (H200), and cost no instantiation.
+  return with_tile_runs(fp8_configurations<Rowwise<FastAccumulation>, 256, WideEpilogue::kWide>());
 }
 
 }  // namespace gemmscope::cutlass_grouped
