@@ -76,7 +76,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_dense_gemms(const GemmPr
   for (const Configuration* config :
        deepgemm::by_modelled_time(configurations(), checked.m, checked.n)) {
     gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(
-        kName, *config, operands, nullptr,
+        kName, *config, config->kernel, operands, nullptr,
         "DeepGEMM sm90 FP8 1x128 x 128x128 block scales (" + deepgemm::describe(*config) + ")"));
   }
   return gemms;

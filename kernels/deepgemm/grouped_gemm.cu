@@ -173,7 +173,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
   for (const Configuration* config : deepgemm::by_modelled_time(configurations(), p.m, p.n)) {
     gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(
-        kName, *config, operands, table,
+        kName, *config, config->kernel, operands, table,
         "DeepGEMM sm90 m-grouped FP8 1x128 x 128x128 block scales, " + std::to_string(p.groups) +
             " experts (" + deepgemm::describe(*config) + ")"));
   }

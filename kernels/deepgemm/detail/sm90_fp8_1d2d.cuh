@@ -98,13 +98,12 @@ struct KernelArguments {
   CUtensorMap a, b, d, scale_a;
 };
 
-// What a configuration is, for its label and order, and how to launch it; what follows from its
-// tile is derived by the functions its instantiation was compiled with.
+// What a configuration is, for its label and order, and the kernel the build instantiated of it;
+// what follows from its tile is derived by the functions its instantiation was compiled with.
 struct Configuration {
   uint32_t block_m, block_n;
   bool multicast_on_a;
-  const void* kernel;  // for cudaFuncSetAttribute and cudaLaunchKernelEx
-  void (*launch)(const cudaLaunchConfig_t& config, const KernelArguments& arguments);
+  const void* kernel;  // for cudaFuncSetAttribute and cudaLaunchKernelExC
 
   uint32_t stages() const { return stages_for(block_m, block_n); }
   uint32_t math_threads() const { return math_threads_for(block_m); }
@@ -125,13 +124,8 @@ struct Instantiation {
       kLoaderThreads, kMathThreads, kMulticast, kMulticastOnA, kSmCount, kGemmType,
       cutlass::bfloat16_t, deep_gemm::epilogue::transform::EpilogueIdentity>;
 
-  static void launch(const cudaLaunchConfig_t& config, const KernelArguments& x) {
-    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, x.scale_b, x.grouped_layout, x.m, x.n, x.k, x.a,
-                                  x.b, x.d, x.scale_a));
-  }
-
   static Configuration describe() {
-    return {kBlockM, kBlockN, kMulticastOnA, reinterpret_cast<const void*>(kernel), &launch};
+    return {kBlockM, kBlockN, kMulticastOnA, reinterpret_cast<const void*>(kernel)};
   }
 };
 
@@ -285,15 +279,16 @@ inline void require_deepgemm_gpu(const char* who) {
   }
 }
 
-// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) but for its stream; sets
-// the kernel's shared memory attribute to the most any K takes, so that planning a shorter K does
-// not take shared memory from a plan made before it.
+// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) of `kernel` (its
+// instantiation, or another of the same template arguments but for the shape) but for its stream;
+// sets the kernel's shared memory attribute to the most any K takes, so that planning a shorter K
+// does not take shared memory from a plan made before it.
 class Launch {
  public:
-  Launch(const Configuration& config, int64_t k) : config_(config) {
+  Launch(const Configuration& config, const void* kernel, int64_t k) : kernel_(kernel) {
     const uint32_t stages = config.stages();
     CUDA_CHECK(cudaFuncSetAttribute(
-        config.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
         static_cast<int>(shared_bytes(config.block_m, config.block_n, stages, kMaxK))));
     cluster_.id = cudaLaunchAttributeClusterDimension;
     cluster_.val.clusterDim.x = kMulticast;
@@ -305,16 +300,22 @@ class Launch {
     launch_.numAttrs = 1;
   }
 
-  void operator()(const KernelArguments& arguments, cudaStream_t stream) const {
+  void operator()(KernelArguments arguments, cudaStream_t stream) const {
     cudaLaunchAttribute cluster = cluster_;
     cudaLaunchConfig_t launch = launch_;
     launch.stream = stream;
     launch.attrs = &cluster;
-    config_.launch(launch, arguments);
+    // In the order of sm90_fp8_gemm_1d2d_impl's parameters, each pointing at its value.
+    void* values[] = {&arguments.scale_b, &arguments.grouped_layout,
+                      &arguments.m,       &arguments.n,
+                      &arguments.k,       &arguments.a,
+                      &arguments.b,       &arguments.d,
+                      &arguments.scale_a};
+    CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel_, values));
   }
 
  private:
-  Configuration config_;
+  const void* kernel_;
   cudaLaunchAttribute cluster_{};
   cudaLaunchConfig_t launch_{};
 };
@@ -334,13 +335,14 @@ struct Operands {
 };
 
 // One configuration planned on one problem: the descriptors, the weight scales' copy where one is
-// needed, and the launch; `row_expert` (MGroupedContiguous: each row's expert, in device memory,
-// shared by the problem's configurations) is null for a dense GEMM.
+// needed, and the launch of `kernel` (config.kernel, or another of its template arguments but for
+// the shape); `row_expert` (MGroupedContiguous: each row's expert, in device memory, shared by the
+// problem's configurations) is null for a dense GEMM.
 class Sm90Fp8Gemm final : public GroupedGemm {
  public:
-  Sm90Fp8Gemm(const char* who, const Configuration& config, const Operands& x,
+  Sm90Fp8Gemm(const char* who, const Configuration& config, const void* kernel, const Operands& x,
               std::shared_ptr<DeviceBuffer<int>> row_expert, std::string algorithm)
-      : launch_(config, x.k),
+      : launch_(config, kernel, x.k),
         algorithm_(std::move(algorithm)),
         row_expert_(std::move(row_expert)),
         m_(static_cast<uint32_t>(x.a_rows)),
