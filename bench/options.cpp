@@ -364,7 +364,10 @@ How to time (see docs/timing.md):
                                deepgemm DeepGEMM's Hopper m-grouped FP8 1x128 x 128x128
                                         GEMM (FP8Block Fprop, Dgrad; a build with DeepGEMM,
                                         sm_90, 132 SMs); each expert's rows a multiple of
-                                        128: naming it pads them so (timed, padded_rows)
+                                        128: naming it pads them so (timed, padded_rows);
+                                        its kernels are also compiled for each case's N
+                                        and K at run time, cached on disk (environment:
+                                        GEMMSCOPE_JIT=off, GEMMSCOPE_JIT_CACHE=DIR)
   --provider=auto|PROV[,PROV...]
                              who runs dense (not grouped) GEMMs, chosen as for --grouped
                              (default auto):

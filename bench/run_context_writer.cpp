@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kernels/deepgemm/grouped_gemm.h"
 #include "shapes/routing.h"
 
 namespace gemmscope {
@@ -52,7 +53,11 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   // Which implementations --provider and --grouped could choose from in this build.
   const std::string cutlass = GEMMSCOPE_CUTLASS_VERSION;
   AddCustomContext("cutlass", cutlass.empty() ? "not built" : cutlass);
-  AddCustomContext("deepgemm", GEMMSCOPE_WITH_DEEPGEMM ? "built" : "not built");
+  AddCustomContext("deepgemm", !GEMMSCOPE_WITH_DEEPGEMM ? "not built"
+                               : deepgemm_grouped_jit_enabled()
+                                   ? "built; m-grouped kernels also compiled for each case's N and "
+                                     "K at run time"
+                                   : "built; no run-time compile (GEMMSCOPE_JIT=off)");
   AddCustomContext("compute_capability", device.compute_capability());
   AddCustomContext("sm_count", std::to_string(device.sm_count));
   AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));

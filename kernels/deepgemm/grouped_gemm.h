@@ -4,8 +4,9 @@
 // one launch, all experts' rows one after another against one 3-D weight tensor, as mixture-of-
 // experts trainers built on DeepGEMM run them (deepseek-ai/DeepGEMM, an optional dependency that
 // cmake/deepgemm.cmake finds; none of its code is copied here). Our code is the host side: the
-// checks, the configurations instantiated, their order, the row-to-expert table, the TMA
-// descriptors over our operands and scales, and the launch (kernels/deepgemm/grouped_gemm.cu).
+// checks, the configurations instantiated (and compiled at run time for a case's N and K, as
+// DeepGEMM's own JIT does), their order, the row-to-expert table, the TMA descriptors over our
+// operands and scales, and the launch (kernels/deepgemm/grouped_gemm.cu).
 //
 // What it takes of the groups (one GemmProblem an expert, as every grouped provider):
 // - the experts' rows contiguous in one left operand and one output, each expert's first row and
@@ -33,13 +34,21 @@ namespace gemmscope {
 // Whether this build has the kernels (false where cmake/deepgemm.cmake found no DeepGEMM).
 extern const bool kDeepGemmGroupedBuilt;
 
+// Whether make_deepgemm_grouped_gemms also compiles its configurations for each case's N and K at
+// run time (kernels/deepgemm/detail/jit_kernel.h): a build with DeepGEMM, GEMMSCOPE_JIT not off.
+bool deepgemm_grouped_jit_enabled();
+
 // The rows each expert's first row and row count must be a multiple of (the kernel's tile rows);
 // gemm_bench pads the experts' rows to it when --grouped names this provider.
 constexpr int64_t kDeepGemmGroupRowAlignment = 128;
 
 // One GroupedGemm per configuration that can run `groups` on this GPU, best first (waves x tile
-// area), planned outside any timed region: the row-to-expert table is uploaded synchronously,
-// nothing is enqueued on `stream`. Throws Unsupported with the reason when the groups are not
+// area): each compiled for the groups' N and K at run time first, where
+// deepgemm_grouped_jit_enabled() and the compile succeeds (the first use of a shape on a machine
+// compiles its four kernels in parallel, several seconds; later ones read them from the cache),
+// then the build's instantiations, whose labels say why where the compile could not be had.
+// Planned outside any timed region: the row-to-expert table is uploaded synchronously, nothing is
+// enqueued on `stream`. Throws Unsupported with the reason when the groups are not
 // FP8Block's 1x128 x 128x128 GEMMs laid out as above, when K is past what the instantiations'
 // shared memory holds, when the GPU is not compute capability 9.0 with the SM count the kernels
 // are compiled for, or in a build without DeepGEMM (saying how to get it); std::invalid_argument

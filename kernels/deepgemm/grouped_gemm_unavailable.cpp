@@ -8,6 +8,10 @@ namespace gemmscope {
 
 const bool kDeepGemmGroupedBuilt = false;
 
+bool deepgemm_grouped_jit_enabled() {
+  return false;
+}
+
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
     const std::vector<GemmProblem>& /*groups*/, cudaStream_t /*stream*/) {
   throw Unsupported(

@@ -88,14 +88,31 @@ TEST(DeepGemmGroupedGemm, RefusesExpertsThatAreNotContiguous) {
 
 // Experts laid out as the FP8 grouped quantizer lays them out pass every layout check: the only
 // refusal left is the GPU's (not sm_90 with 132 SMs); on such a GPU, every configuration is
-// planned (nothing is launched, so the stand-in pointers are never read).
+// planned (nothing is launched, so the stand-in pointers are never read): the build's four, and
+// with the run-time compile on, each of them compiled for the groups' N and K too, first.
 TEST(DeepGemmGroupedGemm, TakesExpertsLaidOutAsOneMGroupedOperand) {
   GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
   GEMMSCOPE_REQUIRE_GPU();
   const std::vector<GemmProblem> groups =
       contiguous_groups({128, 384, 256}, ScaleLayout::kBlock128x128);
   try {
-    EXPECT_EQ(make_deepgemm_grouped_gemms(groups, nullptr).size(), 4u);
+    {
+      const testing::ScopedEnvironment off("GEMMSCOPE_JIT", "off");
+      const auto built = make_deepgemm_grouped_gemms(groups, nullptr);
+      ASSERT_EQ(built.size(), 4u);
+      for (const auto& gemm : built) {
+        EXPECT_TRUE(contains(gemm->algorithm(), "not compiled for N = 256, K = 512: "))
+            << gemm->algorithm();
+        EXPECT_TRUE(contains(gemm->algorithm(), "GEMMSCOPE_JIT=off")) << gemm->algorithm();
+      }
+    }
+    const testing::ScopedEnvironment on("GEMMSCOPE_JIT", "on");
+    const auto both = make_deepgemm_grouped_gemms(groups, nullptr);
+    ASSERT_EQ(both.size(), 8u) << both.back()->algorithm();
+    for (size_t i = 0; i < both.size(); ++i) {
+      EXPECT_EQ(contains(both[i]->algorithm(), "N and K compiled in at run time"), i < 4)
+          << both[i]->algorithm();
+    }
   } catch (const Unsupported& e) {
     const std::string message = e.what();
     EXPECT_TRUE(contains(message, "compute capability") || contains(message, "SMs"))

@@ -1,9 +1,15 @@
 #pragma once
 // What the DeepGEMM provider's tests share: whether this build has DeepGEMM
-// (tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM), and the skip of a test that
-// needs DeepGEMM built but not a GPU (what its providers refuse, and why).
+// (tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM), the skip of a test that
+// needs DeepGEMM built but not a GPU (what its providers refuse, and why), and a test's own
+// setting of the run-time compile's environment (GEMMSCOPE_JIT, GEMMSCOPE_JIT_CACHE).
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #ifndef GEMMSCOPE_WITH_DEEPGEMM
 #error "tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM (0 or 1)"
@@ -14,3 +20,29 @@
     if (!GEMMSCOPE_WITH_DEEPGEMM)                                      \
       GTEST_SKIP() << "built without DeepGEMM (cmake/deepgemm.cmake)"; \
   } while (0)
+
+namespace gemmscope::testing {
+
+// Sets an environment variable for one test, and puts back what was there.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name))
+      old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace gemmscope::testing

@@ -98,11 +98,13 @@ struct KernelArguments {
   CUtensorMap a, b, d, scale_a;
 };
 
-// What a configuration is, for its label and order, and the kernel the build instantiated of it;
-// what follows from its tile is derived by the functions its instantiation was compiled with.
+// What a configuration is, for its label, its order and its run-time compile, and the kernel the
+// build instantiated of it (N and K runtime values); what follows from its tile is derived by the
+// functions its instantiation was compiled with.
 struct Configuration {
   uint32_t block_m, block_n;
   bool multicast_on_a;
+  deep_gemm::GemmType gemm_type;
   const void* kernel;  // for cudaFuncSetAttribute and cudaLaunchKernelExC
 
   uint32_t stages() const { return stages_for(block_m, block_n); }
@@ -118,16 +120,36 @@ struct Instantiation {
   static constexpr uint32_t kSwizzleD = swizzle_for(kBlockN * 2);
   static_assert(kStages >= 3, "fewer than 3 stages cannot hide TMA's latency");
 
-  // Shapes and the group count are runtime values (0 and 1): no kernel per model.
+  // Shapes and the group count are runtime values (0 and 1): no kernel per model. (Its template
+  // arguments are spelled again, with a case's N and K, by jit_instantiation: keep them in step.)
   static constexpr auto kernel = &deep_gemm::sm90_fp8_gemm_1d2d_impl<
       cute::UMMA::Major::K, 0, 0, 0, 1, kBlockM, kBlockN, kBlockK, 128, 128, kSwizzleD, kStages,
       kLoaderThreads, kMathThreads, kMulticast, kMulticastOnA, kSmCount, kGemmType,
       cutlass::bfloat16_t, deep_gemm::epilogue::transform::EpilogueIdentity>;
 
   static Configuration describe() {
-    return {kBlockM, kBlockN, kMulticastOnA, reinterpret_cast<const void*>(kernel)};
+    return {kBlockM, kBlockN, kMulticastOnA, kGemmType, reinterpret_cast<const void*>(kernel)};
   }
 };
+
+// The header that declares the kernel template, for compile_cubins
+// (kernels/deepgemm/detail/jit_kernel.h).
+inline constexpr const char* kKernelHeader = "deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh";
+
+// The C++ name of `config`'s kernel with N and K compiled in, as compile_cubins takes it: its
+// Instantiation's template arguments but for the shape.
+inline std::string jit_instantiation(const Configuration& config, int64_t n, int64_t k) {
+  const auto text = [](auto value) { return std::to_string(value); };
+  return "deep_gemm::sm90_fp8_gemm_1d2d_impl<cute::UMMA::Major::K, 0, " + text(n) + ", " + text(k) +
+         ", 1, " + text(config.block_m) + ", " + text(config.block_n) + ", " + text(kBlockK) +
+         ", 128, 128, " + text(config.swizzle_d()) + ", " + text(config.stages()) + ", " +
+         text(kLoaderThreads) + ", " + text(config.math_threads()) + ", " + text(kMulticast) +
+         ", " + (config.multicast_on_a ? "true" : "false") + ", " + text(kSmCount) +
+         ", deep_gemm::GemmType::" +
+         (config.gemm_type == deep_gemm::GemmType::MGroupedContiguous ? "MGroupedContiguous"
+                                                                      : "Normal") +
+         ", cutlass::bfloat16_t, deep_gemm::epilogue::transform::EpilogueIdentity>";
+}
 
 // "256x128x128, A shared by 2 CTAs, 3 stages"
 inline std::string describe(const Configuration& c) {
@@ -279,10 +301,10 @@ inline void require_deepgemm_gpu(const char* who) {
   }
 }
 
-// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) of `kernel` (its
-// instantiation, or another of the same template arguments but for the shape) but for its stream;
-// sets the kernel's shared memory attribute to the most any K takes, so that planning a shorter K
-// does not take shared memory from a plan made before it.
+// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) of `kernel` (the build's
+// instantiation of it, or one compiled at run time with N and K in) but for its stream; sets the
+// kernel's shared memory attribute to the most any K takes, so that planning a shorter K does not
+// take shared memory from a plan made before it.
 class Launch {
  public:
   Launch(const Configuration& config, const void* kernel, int64_t k) : kernel_(kernel) {
@@ -335,8 +357,8 @@ struct Operands {
 };
 
 // One configuration planned on one problem: the descriptors, the weight scales' copy where one is
-// needed, and the launch of `kernel` (config.kernel, or another of its template arguments but for
-// the shape); `row_expert` (MGroupedContiguous: each row's expert, in device memory, shared by the
+// needed, and the launch of `kernel` (config.kernel, or its run-time compile for the problem's N
+// and K); `row_expert` (MGroupedContiguous: each row's expert, in device memory, shared by the
 // problem's configurations) is null for a dense GEMM.
 class Sm90Fp8Gemm final : public GroupedGemm {
  public:
