@@ -1,6 +1,7 @@
 // kernels/deepgemm/detail/jit_kernel.h: DeepGEMM's kernels compiled at run time with nvcc, cached
-// on disk, loaded as CUDA libraries. kernels/deepgemm/CMakeLists.txt defines where nvcc and the
-// headers are (GEMMSCOPE_JIT_NVCC, GEMMSCOPE_JIT_DEEPGEMM_INCLUDE, GEMMSCOPE_JIT_CUTLASS_INCLUDE).
+// on disk, loaded as CUDA libraries. kernels/deepgemm/CMakeLists.txt defines where nvcc, its host
+// compiler (empty: nvcc's default) and the headers are (GEMMSCOPE_JIT_NVCC,
+// GEMMSCOPE_JIT_HOST_COMPILER, GEMMSCOPE_JIT_DEEPGEMM_INCLUDE, GEMMSCOPE_JIT_CUTLASS_INCLUDE).
 
 #include "kernels/deepgemm/detail/jit_kernel.h"
 
@@ -24,7 +25,7 @@
 #include "quant/base/unsupported.h"
 
 #if !defined(GEMMSCOPE_JIT_NVCC) || !defined(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) || \
-    !defined(GEMMSCOPE_JIT_CUTLASS_INCLUDE)
+    !defined(GEMMSCOPE_JIT_CUTLASS_INCLUDE) || !defined(GEMMSCOPE_JIT_HOST_COMPILER)
 #error "kernels/deepgemm/CMakeLists.txt defines the JIT's compiler and include folders"
 #endif
 
@@ -115,6 +116,8 @@ void compile(const std::string& source, const fs::path& cubin) {
       throw Unsupported(std::string(kWho) + ": cannot write " + source_file.string());
   }
   std::string command = quoted(GEMMSCOPE_JIT_NVCC);
+  if (const std::string host = GEMMSCOPE_JIT_HOST_COMPILER; !host.empty())
+    command += " -ccbin " + quoted(host);
   for (const std::string& flag : nvcc_flags())
     command += " " + flag;
   command += " -I" + quoted(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) + " -I" +
@@ -160,7 +163,7 @@ std::vector<std::string> compile_cubins(const std::string& header,
     throw Unsupported(std::string(kWho) + ": cannot make the cache folder " + folder.string() +
                       ": " + error.message());
   }
-  std::string context = file_stamp(GEMMSCOPE_JIT_NVCC) + "\n" +
+  std::string context = file_stamp(GEMMSCOPE_JIT_NVCC) + "\n" + GEMMSCOPE_JIT_HOST_COMPILER + "\n" +
                         file_stamp(fs::path(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) / header) + "\n" +
                         file_stamp(GEMMSCOPE_JIT_CUTLASS_INCLUDE) + "\n";
   for (const std::string& flag : nvcc_flags())
