@@ -53,11 +53,12 @@ void add_run_context(const DeviceInfo& device, const RunMeasurements& measuremen
   // Which implementations --provider and --grouped could choose from in this build.
   const std::string cutlass = GEMMSCOPE_CUTLASS_VERSION;
   AddCustomContext("cutlass", cutlass.empty() ? "not built" : cutlass);
-  AddCustomContext("deepgemm", !GEMMSCOPE_WITH_DEEPGEMM ? "not built"
-                               : deepgemm_grouped_jit_enabled()
-                                   ? "built; m-grouped kernels also compiled for each case's N and "
-                                     "K at run time"
-                                   : "built; no run-time compile (GEMMSCOPE_JIT=off)");
+  AddCustomContext("deepgemm",
+                   !GEMMSCOPE_WITH_DEEPGEMM ? "not built"
+                   : deepgemm_grouped_jit_enabled()
+                       ? "built; run-time compile of m-grouped kernels for each case's N and K on "
+                         "(each label says whether its kernel was compiled so, or why not)"
+                       : "built; run-time compile off (GEMMSCOPE_JIT=off)");
   AddCustomContext("compute_capability", device.compute_capability());
   AddCustomContext("sm_count", std::to_string(device.sm_count));
   AddCustomContext("sm_clock_mhz", std::to_string(device.sm_clock_mhz));

@@ -10,6 +10,7 @@
 
 #include "bench/recipes/recipe.h"
 #include "bench/verification.h"
+#include "kernels/deepgemm/grouped_gemm.h"
 #include "quant/base/unsupported.h"
 #include "shapes/gemm_shape.h"
 #include "shapes/routing.h"
@@ -81,6 +82,7 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
   const DeviceInfo device = query_device();
   int loop_verified = 0;
   int deepgemm_verified = 0;  // FP8Block products through DeepGEMM's m-grouped kernel
+  int deepgemm_compiled = 0;  // ... those through its kernels compiled for the case's N and K
   for (const std::unique_ptr<Recipe>& recipe : all_recipes({/*emulate=*/true})) {
     if (!recipe->unsupported_reason(device).empty())
       continue;
@@ -112,6 +114,8 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
             }
             std::cout << what << ": rel_err " << v.rel_err << " padded_rows "
                       << gemm_case->padded_rows() << " (" << gemm_case->label() << ")\n";
+            if (gemm_case->label().find("N and K compiled in at run time") != std::string::npos)
+              ++deepgemm_compiled;
           }
           if (implementation.name == std::string("loop"))
             ++loop_verified;
@@ -130,6 +134,11 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
                                   device.sm_count == 132;
   if (deepgemm_runs_here && GetParam() != Pass::kWgrad) {
     EXPECT_GT(deepgemm_verified, 0);
+    // ... and, where the run-time compile is on, so must its compiled kernels (a compile that
+    // always fell back to the built ones would otherwise pass unseen).
+    if (deepgemm_grouped_jit_enabled()) {
+      EXPECT_GT(deepgemm_compiled, 0);
+    }
   }
 }
 

@@ -6,9 +6,11 @@
 #include "kernels/deepgemm/detail/jit_kernel.h"
 
 #include <cuda_runtime.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,11 +19,8 @@
 #include <future>
 #include <map>
 #include <mutex>
-#include <sstream>
-#include <stdexcept>
 #include <system_error>
 
-#include "quant/base/cuda_check.h"
 #include "quant/base/unsupported.h"
 
 #if !defined(GEMMSCOPE_JIT_NVCC) || !defined(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) || \
@@ -36,9 +35,10 @@ namespace fs = std::filesystem;
 
 constexpr const char* kWho = "DeepGEMM run-time compile";
 
-// As the build compiles kernels/deepgemm/*.cu (Release, sm_90a, CUTLASS's
-// --expt-relaxed-constexpr), so that a JIT kernel differs from the build's only in its template
-// arguments; -w: DeepGEMM's headers are not ours to warn about.
+// The flags a Release build compiles kernels/deepgemm/*.cu with (sm_90a, C++17, -O3 -DNDEBUG,
+// CUTLASS's --expt-relaxed-constexpr), so that a compiled kernel differs from the build's only in
+// its template arguments (a build's own CMAKE_CUDA_FLAGS are not repeated here); -w: DeepGEMM's
+// headers are not ours to warn about.
 const std::vector<std::string>& nvcc_flags() {
   static const std::vector<std::string> flags = {
       "-cubin", "-arch=sm_90a", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-w",
@@ -55,14 +55,44 @@ uint64_t fnv1a(const std::string& text, uint64_t hash = 1469598103934665603ull) 
   return hash;
 }
 
-// What a file is for the key: its path, size and modification time (a new DeepGEMM, CUTLASS or
-// nvcc in the same place changes them).
+// What a file is for the key: its path, size and modification time (a new nvcc, DeepGEMM or
+// CUTLASS in the same place changes them).
 std::string file_stamp(const fs::path& path) {
+  std::error_code size_error, time_error;
+  const auto size = fs::file_size(path, size_error);
+  const auto time = fs::last_write_time(path, time_error);
+  return path.string() + ":" + std::to_string(size_error ? 0 : size) + ":" +
+         std::to_string(time_error ? 0 : time.time_since_epoch().count());
+}
+
+// The stamps of every file under `folder` (DeepGEMM's headers: a hundred or so), so that an edited
+// header that the kernel includes compiles afresh.
+std::string tree_stamp(const fs::path& folder) {
+  std::string stamps;
   std::error_code error;
-  const auto size = fs::file_size(path, error);
-  const auto time = fs::last_write_time(path, error);
-  return path.string() + ":" + std::to_string(error ? 0 : size) + ":" +
-         std::to_string(error ? 0 : time.time_since_epoch().count());
+  for (fs::recursive_directory_iterator it(folder, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code ignored;
+    if (it->is_regular_file(ignored))
+      stamps += file_stamp(it->path()) + "\n";
+  }
+  return stamps;
+}
+
+bool present(const fs::path& path) {
+  std::error_code ignored;
+  return fs::exists(path, ignored);
+}
+
+// Ctrl-C while nvcc runs reaches nvcc (std::system ignores it in this process meanwhile): pass it
+// on rather than report a failed compile and go on.
+void pass_on_interrupt(int status) {
+  const int signal_number = WIFSIGNALED(status) ? WTERMSIG(status)
+                            : WIFEXITED(status) && WEXITSTATUS(status) > 128
+                                ? WEXITSTATUS(status) - 128
+                                : 0;
+  if (signal_number == SIGINT || signal_number == SIGQUIT)
+    std::raise(signal_number);
 }
 
 std::string quoted(const std::string& path) {
@@ -108,7 +138,7 @@ void compile(const std::string& source, const fs::path& cubin) {
   const std::string stem = cubin.stem().string() + "." + unique_suffix();
   const fs::path source_file = folder / (stem + ".cu");
   const fs::path partial = folder / (stem + ".cubin");
-  const fs::path log = folder / (cubin.stem().string() + ".log");
+  const fs::path log = folder / (stem + ".log");
   {
     std::ofstream out(source_file);
     out << source;
@@ -126,19 +156,48 @@ void compile(const std::string& source, const fs::path& cubin) {
   const int status = std::system(command.c_str());
   std::error_code ignored;
   fs::remove(source_file, ignored);
-  if (status != 0 || !fs::exists(partial)) {
+  if (status != 0 || !present(partial)) {
     fs::remove(partial, ignored);
+    pass_on_interrupt(status);
     throw Unsupported(std::string(kWho) + ": nvcc failed (" + first_error(log) +
                       "; all of its output: " + log.string() + ")");
   }
   std::error_code renamed;
   fs::rename(partial, cubin, renamed);
+  fs::remove(log, ignored);
   if (renamed) {
     fs::remove(partial, ignored);
     throw Unsupported(std::string(kWho) + ": cannot keep " + cubin.string() + ": " +
                       renamed.message());
   }
-  fs::remove(log, ignored);
+}
+
+// What failed to compile in this process (cubin -> why): not tried again for the next case of
+// the same shape (a process plans a shape once a mode).
+struct Failures {
+  std::mutex mutex;
+  std::map<std::string, std::string> why;
+};
+
+Failures& failures() {
+  static Failures failed;
+  return failed;
+}
+
+void compile_once(const std::string& source, const fs::path& cubin) {
+  Failures& failed = failures();
+  {
+    const std::lock_guard<std::mutex> lock(failed.mutex);
+    if (const auto found = failed.why.find(cubin.string()); found != failed.why.end())
+      throw Unsupported(found->second);
+  }
+  try {
+    compile(source, cubin);
+  } catch (const Unsupported& e) {
+    const std::lock_guard<std::mutex> lock(failed.mutex);
+    failed.why.emplace(cubin.string(), e.what());
+    throw;
+  }
 }
 
 }  // namespace
@@ -152,7 +211,7 @@ std::vector<std::string> compile_cubins(const std::string& header,
                                         const std::vector<std::string>& instantiations) {
   if (!jit_enabled())
     throw Unsupported(std::string(kWho) + ": off (GEMMSCOPE_JIT=off)");
-  if (!fs::exists(GEMMSCOPE_JIT_NVCC)) {
+  if (!present(GEMMSCOPE_JIT_NVCC)) {
     throw Unsupported(std::string(kWho) + ": no nvcc at " + GEMMSCOPE_JIT_NVCC +
                       ", the compiler that built gemmscope");
   }
@@ -163,9 +222,12 @@ std::vector<std::string> compile_cubins(const std::string& header,
     throw Unsupported(std::string(kWho) + ": cannot make the cache folder " + folder.string() +
                       ": " + error.message());
   }
-  std::string context = file_stamp(GEMMSCOPE_JIT_NVCC) + "\n" + GEMMSCOPE_JIT_HOST_COMPILER + "\n" +
-                        file_stamp(fs::path(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) / header) + "\n" +
-                        file_stamp(GEMMSCOPE_JIT_CUTLASS_INCLUDE) + "\n";
+  // The key's context: the compiler, its host compiler, every DeepGEMM header and CUTLASS's
+  // version header (an edited CUTLASS in the same place, at the same version, is not noticed).
+  std::string context =
+      file_stamp(GEMMSCOPE_JIT_NVCC) + "\n" + GEMMSCOPE_JIT_HOST_COMPILER + "\n" +
+      tree_stamp(GEMMSCOPE_JIT_DEEPGEMM_INCLUDE) +
+      file_stamp(fs::path(GEMMSCOPE_JIT_CUTLASS_INCLUDE) / "cutlass" / "version.h") + "\n";
   for (const std::string& flag : nvcc_flags())
     context += flag + " ";
   std::vector<std::string> cubins;
@@ -182,8 +244,13 @@ std::vector<std::string> compile_cubins(const std::string& header,
                   static_cast<unsigned long long>(fnv1a(source, fnv1a(context))));
     const fs::path cubin = folder / ("deepgemm-" + std::string(key) + ".cubin");
     cubins.push_back(cubin.string());
-    if (!fs::exists(cubin))
-      compiles.push_back(std::async(std::launch::async, compile, source, cubin));
+    if (present(cubin))
+      continue;
+    try {
+      compiles.push_back(std::async(std::launch::async, compile_once, source, cubin));
+    } catch (const std::system_error&) {
+      compile_once(source, cubin);  // no thread to be had: here, one after another
+    }
   }
   for (std::future<void>& done : compiles)
     done.get();  // rethrows the first failure
@@ -196,17 +263,33 @@ const void* load_kernel(const std::string& cubin) {
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto found = loaded.find(cubin); found != loaded.end())
     return reinterpret_cast<const void*>(found->second);
+  // A cubin that does not load is refused, so that the caller goes on with the build's kernels;
+  // one that is damaged (in the cache) is removed too, so that the next run compiles it afresh.
+  const auto refuse = [&](const std::string& why, bool damaged) {
+    std::error_code ignored;
+    if (damaged)
+      fs::remove(cubin, ignored);
+    return Unsupported(std::string(kWho) + ": " + cubin + " " + why +
+                       (damaged ? "; removed from the cache" : ""));
+  };
   cudaLibrary_t library = nullptr;
-  CUDA_CHECK(
-      cudaLibraryLoadFromFile(&library, cubin.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  unsigned count = 0;
-  CUDA_CHECK(cudaLibraryGetKernelCount(&count, library));
-  if (count != 1) {
-    throw std::runtime_error(std::string(kWho) + ": " + cubin + " holds " + std::to_string(count) +
-                             " kernels, not the one it was compiled for");
+  if (const cudaError_t error = cudaLibraryLoadFromFile(&library, cubin.c_str(), nullptr, nullptr,
+                                                        0, nullptr, nullptr, 0);
+      error != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it for the next call
+    const bool damaged = error == cudaErrorInvalidKernelImage || error == cudaErrorInvalidSource ||
+                         error == cudaErrorInvalidPtx || error == cudaErrorNoKernelImageForDevice;
+    throw refuse(std::string("does not load: ") + cudaGetErrorString(error), damaged);
   }
+  unsigned count = 0;
   cudaKernel_t kernel = nullptr;
-  CUDA_CHECK(cudaLibraryEnumerateKernels(&kernel, 1, library));
+  if (cudaLibraryGetKernelCount(&count, library) != cudaSuccess || count != 1 ||
+      cudaLibraryEnumerateKernels(&kernel, 1, library) != cudaSuccess) {
+    cudaGetLastError();
+    cudaLibraryUnload(library);
+    throw refuse("holds " + std::to_string(count) + " kernels, not the one it was compiled for",
+                 true);
+  }
   loaded.emplace(cubin, kernel);
   return reinterpret_cast<const void*>(kernel);
 }

@@ -139,6 +139,10 @@ inline constexpr const char* kKernelHeader = "deep_gemm/impls/sm90_fp8_gemm_1d2d
 // The C++ name of `config`'s kernel with N and K compiled in, as compile_cubins takes it: its
 // Instantiation's template arguments but for the shape.
 inline std::string jit_instantiation(const Configuration& config, int64_t n, int64_t k) {
+  if (config.gemm_type != deep_gemm::GemmType::MGroupedContiguous &&
+      config.gemm_type != deep_gemm::GemmType::Normal) {
+    throw std::logic_error("jit_instantiation: a GemmType no configuration is instantiated with");
+  }
   const auto text = [](auto value) { return std::to_string(value); };
   return "deep_gemm::sm90_fp8_gemm_1d2d_impl<cute::UMMA::Major::K, 0, " + text(n) + ", " + text(k) +
          ", 1, " + text(config.block_m) + ", " + text(config.block_n) + ", " + text(kBlockK) +
