@@ -204,7 +204,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
   for (size_t i = 0; i < compiled.size(); ++i) {
     gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(
         kName, *ordered[i], compiled[i], operands, table,
-        kind + deepgemm::describe(*ordered[i]) + ", N and K compiled in at run time)"));
+        kind + deepgemm::describe(*ordered[i]) + ", " + kDeepGemmCompiledLabel + ")"));
   }
   for (const Configuration* config : ordered) {
     gemms.push_back(std::make_unique<deepgemm::Sm90Fp8Gemm>(

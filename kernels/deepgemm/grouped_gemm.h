@@ -34,6 +34,10 @@ namespace gemmscope {
 // Whether this build has the kernels (false where cmake/deepgemm.cmake found no DeepGEMM).
 extern const bool kDeepGemmGroupedBuilt;
 
+// What the label of a configuration compiled for its case's N and K says (the build's
+// instantiations' labels do not).
+inline constexpr const char* kDeepGemmCompiledLabel = "N and K compiled in at run time";
+
 // Whether make_deepgemm_grouped_gemms also compiles its configurations for each case's N and K at
 // run time (kernels/deepgemm/detail/jit_kernel.h): a build with DeepGEMM, GEMMSCOPE_JIT not off.
 bool deepgemm_grouped_jit_enabled();
