@@ -8,10 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -109,14 +106,8 @@ TEST(DeepGemmGroupedGemm, TakesExpertsLaidOutAsOneMGroupedOperand) {
         EXPECT_TRUE(contains(gemm->algorithm(), "GEMMSCOPE_JIT=off")) << gemm->algorithm();
       }
     }
-    const std::filesystem::path cache =
-        std::filesystem::temp_directory_path() /
-        ("gemmscope_grouped_jit_test_" + std::to_string(::getpid()));
-    const testing::ScopedEnvironment on("GEMMSCOPE_JIT", "on");
-    const testing::ScopedEnvironment folder("GEMMSCOPE_JIT_CACHE", cache.string());
+    const testing::ScopedJitCache jit("gemmscope_grouped_jit_test");
     const auto both = make_deepgemm_grouped_gemms(groups, nullptr);
-    std::error_code ignored;
-    std::filesystem::remove_all(cache, ignored);
     ASSERT_EQ(both.size(), 8u) << both.back()->algorithm();
     for (size_t i = 0; i < both.size(); ++i) {
       EXPECT_EQ(contains(both[i]->algorithm(), kDeepGemmCompiledLabel), i < 4)

@@ -5,7 +5,6 @@
 // compiled ones included, against the reference.) Each compile takes nvcc several seconds.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -30,14 +29,8 @@ using testing::ScopedEnvironment;
 // A cache folder of the test's own, removed after it.
 class DeepGemmJit : public ::testing::Test {
  protected:
-  const fs::path cache_ =
-      fs::temp_directory_path() / ("gemmscope_jit_test_" + std::to_string(::getpid()));
-  const ScopedEnvironment folder_{"GEMMSCOPE_JIT_CACHE", cache_.string()};
-  const ScopedEnvironment on_{"GEMMSCOPE_JIT", "on"};
-  ~DeepGemmJit() override {
-    std::error_code ignored;
-    fs::remove_all(cache_, ignored);
-  }
+  const testing::ScopedJitCache jit_{"gemmscope_jit_test"};
+  const fs::path& cache_ = jit_.folder();
 };
 
 constexpr const char* kHeader = "deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh";

@@ -2,12 +2,15 @@
 // What the DeepGEMM provider's tests share: whether this build has DeepGEMM
 // (tests/kernels/CMakeLists.txt defines GEMMSCOPE_WITH_DEEPGEMM), the skip of a test that
 // needs DeepGEMM built but not a GPU (what its providers refuse, and why), and a test's own
-// setting of the run-time compile's environment (GEMMSCOPE_JIT, GEMMSCOPE_JIT_CACHE).
+// setting of the run-time compile's environment (GEMMSCOPE_JIT, GEMMSCOPE_JIT_CACHE) and cache.
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -43,6 +46,28 @@ class ScopedEnvironment {
  private:
   const char* name_;
   std::optional<std::string> old_;
+};
+
+// The run-time compile on, into a cache folder of the test's own (`tag` and the process id under
+// the temporary folder), removed after it.
+class ScopedJitCache {
+ public:
+  explicit ScopedJitCache(const std::string& tag)
+      : folder_(std::filesystem::temp_directory_path() / (tag + "_" + std::to_string(::getpid()))) {
+  }
+  ~ScopedJitCache() {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+  }
+  ScopedJitCache(const ScopedJitCache&) = delete;
+  ScopedJitCache& operator=(const ScopedJitCache&) = delete;
+
+  const std::filesystem::path& folder() const { return folder_; }
+
+ private:
+  const std::filesystem::path folder_;
+  const ScopedEnvironment cache_{"GEMMSCOPE_JIT_CACHE", folder_.string()};
+  const ScopedEnvironment on_{"GEMMSCOPE_JIT", "on"};
 };
 
 }  // namespace gemmscope::testing
