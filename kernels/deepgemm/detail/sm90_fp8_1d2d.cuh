@@ -2,8 +2,9 @@
 // What the DeepGEMM provider's GEMMs share (kernels/deepgemm/dense_gemm.cu, grouped_gemm.cu):
 // DeepGEMM's sm90_fp8_gemm_1d2d_impl kernel template (deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh,
 // tested at DeepGEMM commit 54e2261), the configurations we instantiate of it, the shared memory
-// each takes, the TMA descriptors over our operands, and the launch. Included by those two .cu
-// files only, which compile for sm_90a alone.
+// each takes, the TMA descriptors over our operands, and the launch (through
+// kernels/deepgemm/detail/sm90_launch.h, what every DeepGEMM kernel's launch shares). Included by
+// those two .cu files only, which compile for sm_90a alone.
 //
 // The kernel, as its source reads: persistent, one CTA per SM (the SM count is a template
 // argument), a loader warp group (TMA: A's and B's 128-deep k-tiles 128B-swizzled, A's 1x128
@@ -19,10 +20,6 @@
 // one tile column for all of K (one or two floats a k-block), and the barriers. The stage count
 // is a template argument: each configuration takes as many as fit with K up to kMaxK.
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -33,7 +30,7 @@
 
 #include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
 
-#include "kernels/detail/sm90_device.h"
+#include "kernels/deepgemm/detail/sm90_launch.h"
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_gemm.h"
 #include "quant/base/cuda_check.h"
@@ -46,26 +43,9 @@
 
 namespace gemmscope::deepgemm {
 
-constexpr uint32_t kBlockK = 128;   // one scale block a k-tile (the kernel asserts it)
-constexpr uint32_t kSmCount = 132;  // H100 SXM and H200: the persistent grid, a template argument
-constexpr int64_t kMaxK = 65536;    // what the instantiations' shared memory budgets for
-constexpr uint32_t kLoaderThreads = 128;
-constexpr uint32_t kMulticast = 2;               // CTAs of a cluster
-constexpr uint32_t kSharedMemoryLimit = 232448;  // sm_90's 227 KB a block
+constexpr uint32_t kBlockK = 128;  // one scale block a k-tile (the kernel asserts it)
+constexpr int64_t kMaxK = 65536;   // what the instantiations' shared memory budgets for
 constexpr uint32_t kMaxStages = 16;
-
-constexpr uint32_t align_up(uint32_t value, uint32_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
-// The widest TMA swizzle (128, 64, 32 bytes) whose span divides a row of `bytes`; 0 for none.
-constexpr uint32_t swizzle_for(uint32_t bytes) {
-  for (const uint32_t mode : {128u, 64u, 32u}) {
-    if (bytes % mode == 0)
-      return mode;
-  }
-  return 0;
-}
 
 // The kernel's shared memory for a tile and K (its own layout, in its order).
 constexpr uint32_t shared_bytes(uint32_t block_m, uint32_t block_n, uint32_t stages, int64_t k) {
@@ -170,44 +150,6 @@ inline double modelled_time(const Configuration& c, int64_t m, int64_t n) {
   return static_cast<double>((tiles + kSmCount - 1) / kSmCount) * c.block_m * c.block_n;
 }
 
-inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(const char* who) {
-  static void* const function = [] {
-    void* found_function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found_function, 12000,
-                                                cudaEnableDefault, &found));
-    return found == cudaDriverEntryPointSuccess ? found_function : nullptr;
-  }();
-  if (function == nullptr)
-    throw Unsupported(std::string(who) + ": the driver has no cuTensorMapEncodeTiled");
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-}
-
-// A 2D tensor map over [outer, inner] elements (`row_bytes` apart), boxes of [box_outer,
-// box_inner], as DeepGEMM's kernel reads or writes them.
-inline CUtensorMap tensor_map(const char* who, CUtensorMapDataType type, const void* base,
-                              uint64_t inner, uint64_t outer, uint64_t row_bytes,
-                              uint32_t box_inner, uint32_t box_outer, uint32_t swizzle) {
-  const CUtensorMapSwizzle mode = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                  : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                  : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                  : CU_TENSOR_MAP_SWIZZLE_NONE;
-  const cuuint64_t dims[2] = {inner, outer};
-  const cuuint64_t strides[1] = {row_bytes};
-  const cuuint32_t box[2] = {box_inner, box_outer};
-  const cuuint32_t element_strides[2] = {1, 1};
-  CUtensorMap map{};
-  const CUresult result =
-      encode_tiled(who)(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, mode, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    throw std::runtime_error(std::string(who) + ": cuTensorMapEncodeTiled failed (CUresult " +
-                             std::to_string(static_cast<int>(result)) + ")");
-  }
-  return map;
-}
-
 // The kernel's four descriptors over our operands: A [a_rows, k] and B [b_rows, k] E4M3 K-major,
 // D [a_rows, n] BF16, A's 1x128 scales MN-major [ceil(k/128)][scale_a_stride] (our VEC128_32F
 // with scale_a_stride = roundup(a_rows, 4), or stacked).
@@ -295,55 +237,27 @@ inline std::vector<const Configuration*> by_modelled_time(
   return ordered;
 }
 
-// The GPU check every configuration needs: sm_90 with the SM count the kernels are compiled for.
-inline void require_deepgemm_gpu(const char* who) {
-  const int sm_count = detail::require_sm90(who);
-  if (sm_count != static_cast<int>(kSmCount)) {
-    throw Unsupported(std::string(who) + ": its persistent kernels are compiled for " +
-                      std::to_string(kSmCount) + " SMs (H100 SXM, H200); this GPU has " +
-                      std::to_string(sm_count));
-  }
-}
-
-// A configuration's launch (cluster of kMulticast CTAs, one CTA an SM) of `kernel` (the build's
-// instantiation of it, or one compiled at run time with N and K in) but for its stream; sets the
-// kernel's shared memory attribute to the most any K takes, so that planning a shorter K does not
-// take shared memory from a plan made before it.
+// A configuration's launch of `kernel` (the build's instantiation of it, or one compiled at run
+// time with N and K in) but for its stream: its shared memory for K, its attribute for kMaxK.
 class Launch {
  public:
-  Launch(const Configuration& config, const void* kernel, int64_t k) : kernel_(kernel) {
-    const uint32_t stages = config.stages();
-    CUDA_CHECK(cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        static_cast<int>(shared_bytes(config.block_m, config.block_n, stages, kMaxK))));
-    cluster_.id = cudaLaunchAttributeClusterDimension;
-    cluster_.val.clusterDim.x = kMulticast;
-    cluster_.val.clusterDim.y = 1;
-    cluster_.val.clusterDim.z = 1;
-    launch_.gridDim = dim3(kSmCount);
-    launch_.blockDim = dim3(kLoaderThreads + config.math_threads());
-    launch_.dynamicSmemBytes = shared_bytes(config.block_m, config.block_n, stages, k);
-    launch_.numAttrs = 1;
-  }
+  Launch(const Configuration& config, const void* kernel, int64_t k)
+      : launch_(kernel, kLoaderThreads + config.math_threads(),
+                shared_bytes(config.block_m, config.block_n, config.stages(), k),
+                shared_bytes(config.block_m, config.block_n, config.stages(), kMaxK)) {}
 
   void operator()(KernelArguments arguments, cudaStream_t stream) const {
-    cudaLaunchAttribute cluster = cluster_;
-    cudaLaunchConfig_t launch = launch_;
-    launch.stream = stream;
-    launch.attrs = &cluster;
     // In the order of sm90_fp8_gemm_1d2d_impl's parameters, each pointing at its value.
     void* values[] = {&arguments.scale_b, &arguments.grouped_layout,
                       &arguments.m,       &arguments.n,
                       &arguments.k,       &arguments.a,
                       &arguments.b,       &arguments.d,
                       &arguments.scale_a};
-    CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel_, values));
+    launch_(values, stream);
   }
 
  private:
-  const void* kernel_;
-  cudaLaunchAttribute cluster_{};
-  cudaLaunchConfig_t launch_{};
+  ClusterLaunch launch_;
 };
 
 // Where a GEMM's operands are, in the kernel's terms (operand_maps, WeightScales).
