@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/deepgemm/detail/jit_kernel.h"
+#include "kernels/deepgemm/detail/m_grouped.h"
 #include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
 #include "kernels/detail/fp8_block_gemm.h"
 #include "kernels/device_buffer.h"
@@ -79,11 +80,6 @@ struct MGroupedProblem {
   std::vector<int> row_expert;     // [m]
 };
 
-std::string group_text(const GemmProblem& group, size_t g) {
-  return "group " + std::to_string(g) + " (" + std::to_string(group.left.outer()) + "x" +
-         std::to_string(group.left.contraction()) + "x" + std::to_string(group.right.outer()) + ")";
-}
-
 // Refuses, with the reason, groups that are not one contiguous m-grouped 1D2D GEMM.
 MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
   check_grouped_problems(groups, kName);
@@ -99,15 +95,10 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
     const detail::Fp8BlockGemm gemm = detail::check_fp8_block_gemm(group, kName);
     deepgemm::require_1d2d(kName, gemm.scaling == detail::BlockScaling::k1d2d, gemm.k);
     if (gemm.k != p.k) {
-      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
+      throw Unsupported(std::string(kName) + ": " + deepgemm::group_text(group, g) +
                         ": the experts' K differ (a K-grouped GEMM), which it does not run");
     }
-    if (gemm.m % kDeepGemmGroupRowAlignment != 0) {
-      throw Unsupported(std::string(kName) + ": " + group_text(group, g) +
-                        ": each expert's rows must be a multiple of " +
-                        std::to_string(kDeepGemmGroupRowAlignment) +
-                        " (its tiles' rows belong to one expert); --grouped=deepgemm pads them so");
-    }
+    deepgemm::require_whole_tiles(kName, group, g, gemm.m);
     const QuantizedTensor& left = group.left.tensor;
     if (left.stacked_scale == nullptr) {
       throw Unsupported(std::string(kName) +
@@ -134,7 +125,8 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
             ? "128x128 weight scales"
             : nullptr;
     if (misplaced != nullptr) {
-      throw Unsupported(std::string(kName) + ": " + group_text(group, g) + ": its " + misplaced +
+      throw Unsupported(std::string(kName) + ": " + deepgemm::group_text(group, g) + ": its " +
+                        misplaced +
                         " do not follow the previous expert's: the experts' rows, outputs, "
                         "weights and scales must each lie one after another, as one m-grouped "
                         "operand");
@@ -167,10 +159,7 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
     const std::vector<GemmProblem>& groups, cudaStream_t /*stream*/) {
   const MGroupedProblem p = check_m_grouped(groups);
   deepgemm::require_deepgemm_gpu(kName);
-  // Planned outside timing: a synchronous upload, nothing on the case's stream.
-  auto table = std::make_shared<DeviceBuffer<int>>(p.row_expert.size());
-  CUDA_CHECK(cudaMemcpy(table->get(), p.row_expert.data(), p.row_expert.size() * sizeof(int),
-                        cudaMemcpyHostToDevice));
+  const auto table = deepgemm::row_expert_table(p.row_expert);
   deepgemm::Operands operands{};
   operands.a = p.a;
   operands.a_rows = p.m;
