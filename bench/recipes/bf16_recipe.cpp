@@ -21,7 +21,9 @@ class Bf16Recipe : public Recipe {
   }
   std::unique_ptr<GemmCase> prepare(const CaseSpec& spec,
                                     const RecipeContext& context) const override {
-    return make_bf16_gemm_case(spec, context, 1);
+    // A grouped case's experts' rows padded as the listed grouped providers need (DeepGEMM's
+    // 128-row tiles under --grouped=deepgemm), as every recipe's BF16 passes pad them.
+    return make_bf16_gemm_case(spec, context, context.grouped.group_row_alignment());
   }
 };
 

@@ -29,6 +29,7 @@
 #include "kernels/deepgemm/detail/jit_kernel.h"
 #include "kernels/deepgemm/detail/m_grouped.h"
 #include "kernels/deepgemm/detail/sm90_fp8_1d2d.cuh"
+#include "kernels/deepgemm/grouped_bf16_gemm.h"
 #include "kernels/detail/fp8_block_gemm.h"
 #include "kernels/device_buffer.h"
 #include "kernels/grouped_problems.h"
@@ -156,7 +157,9 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
 }  // namespace
 
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
-    const std::vector<GemmProblem>& groups, cudaStream_t /*stream*/) {
+    const std::vector<GemmProblem>& groups, cudaStream_t stream) {
+  if (!groups.empty() && groups.front().left.tensor.format == ElementFormat::kBF16)
+    return make_deepgemm_grouped_bf16_gemms(groups, stream);
   const MGroupedProblem p = check_m_grouped(groups);
   deepgemm::require_deepgemm_gpu(kName);
   const auto table = deepgemm::row_expert_table(p.row_expert);

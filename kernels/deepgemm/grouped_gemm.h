@@ -18,7 +18,8 @@
 //   4; otherwise they are copied into DeepGEMM's unpadded rows inside the timed run (one 2D
 //   memcpy, a few KB), so that its cost counts, as the CUTLASS provider repacks them.
 // Wgrad (1x128 x 1x128, K-grouped) is refused: DeepGEMM's Hopper kernel for it writes FP32, where
-// FP8Block's Wgrad writes BF16.
+// FP8Block's Wgrad writes BF16. BF16 groups go to DeepGEMM's m-grouped BF16 kernel
+// (kernels/deepgemm/grouped_bf16_gemm.h), compiled at run time only.
 
 #include <cuda_runtime.h>
 
@@ -52,11 +53,12 @@ constexpr int64_t kDeepGemmGroupRowAlignment = 128;
 // compiles its four kernels in parallel, several seconds; later ones read them from the cache),
 // then the build's instantiations, whose labels say why where the compile could not be had.
 // Planned outside any timed region: the row-to-expert table is uploaded synchronously, nothing is
-// enqueued on `stream`. Throws Unsupported with the reason when the groups are not
-// FP8Block's 1x128 x 128x128 GEMMs laid out as above, when K is past what the instantiations'
-// shared memory holds, when the GPU is not compute capability 9.0 with the SM count the kernels
-// are compiled for, or in a build without DeepGEMM (saying how to get it); std::invalid_argument
-// for groups that are not one grouped layer (check_grouped_problems, kernels/grouped_problems.h).
+// enqueued on `stream`. BF16 groups: make_deepgemm_grouped_bf16_gemms. Throws Unsupported with
+// the reason when the groups are not FP8Block's 1x128 x 128x128 GEMMs laid out as above, when K is
+// past what the instantiations' shared memory holds, when the GPU is not compute capability 9.0
+// with the SM count the kernels are compiled for, or in a build without DeepGEMM (saying how to get
+// it); std::invalid_argument for groups that are not one grouped layer (check_grouped_problems,
+// kernels/grouped_problems.h).
 std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_gemms(
     const std::vector<GemmProblem>& groups, cudaStream_t stream);
 

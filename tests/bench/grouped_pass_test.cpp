@@ -83,6 +83,7 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
   int loop_verified = 0;
   int deepgemm_verified = 0;  // FP8Block products through DeepGEMM's m-grouped kernel
   int deepgemm_compiled = 0;  // ... those through its kernels compiled for the case's N and K
+  int deepgemm_bf16 = 0;      // BF16 products through DeepGEMM's m-grouped kernel (compiled so)
   for (const std::unique_ptr<Recipe>& recipe : all_recipes({/*emulate=*/true})) {
     if (!recipe->unsupported_reason(device).empty())
       continue;
@@ -119,15 +120,18 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
           }
           if (implementation.name == std::string("loop"))
             ++loop_verified;
-          if (implementation.name == std::string("deepgemm"))
-            deepgemm_verified += static_cast<int>(gemm_case->alternatives());
+          if (implementation.name == std::string("deepgemm")) {
+            const int alternatives = static_cast<int>(gemm_case->alternatives());
+            (recipe->name() == "BF16" ? deepgemm_bf16 : deepgemm_verified) += alternatives;
+          }
         }
       }
     }
   }
   EXPECT_GT(loop_verified, 0);
-  // Where DeepGEMM is built and its kernels' GPU is here, its FP8Block Fprop and Dgrad must run:
-  // a layout check that refused them all would otherwise pass unseen.
+  // Where DeepGEMM is built and its kernels' GPU is here, its FP8Block Fprop and Dgrad must run
+  // (and its BF16 ones, compiled at run time): a layout check that refused them all would
+  // otherwise pass unseen.
   const GemmProvider* deepgemm = find_provider(grouped_providers(), "deepgemm");
   const bool deepgemm_runs_here = deepgemm != nullptr && deepgemm->reads_stacked_row_scales &&
                                   device.cc_major == 9 && device.cc_minor == 0 &&
@@ -138,6 +142,7 @@ TEST_P(GroupedPass, EveryRecipeAndImplementationMatchesReferencePerExpert) {
     // always fell back to the built ones would otherwise pass unseen).
     if (deepgemm_grouped_jit_enabled()) {
       EXPECT_GT(deepgemm_compiled, 0);
+      EXPECT_GT(deepgemm_bf16, 0);
     }
   }
 }

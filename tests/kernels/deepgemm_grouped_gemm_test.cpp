@@ -1,6 +1,7 @@
-// What DeepGEMM's m-grouped FP8Block GEMM (kernels/deepgemm/grouped_gemm.h) refuses, and why;
-// these need DeepGEMM built, not a GPU. Its products are checked against the reference, expert by
-// expert, every configuration, in every mode and on ragged rows, by the grouped pass test
+// What DeepGEMM's m-grouped FP8Block and BF16 GEMMs (kernels/deepgemm/grouped_gemm.h,
+// grouped_bf16_gemm.h) refuse, and why; these need DeepGEMM built, not a GPU. Their products are
+// checked against the reference, expert by expert, every configuration, in every mode and on
+// ragged rows, by the grouped pass test
 // (tests/bench/grouped_pass_test.cpp), which runs every grouped provider through gemm_bench's
 // recipes and quantizers, the stacked 1x128 scales included.
 
@@ -131,6 +132,92 @@ TEST(DeepGemmGroupedGemm, RefusesWgradAndWhatIsNotFp8Block) {
   const std::string message = refusal(tensorwise);
   EXPECT_TRUE(contains(message, "DeepGEMM m-grouped GEMM: takes FP8Block's scales only"))
       << message;
+}
+
+// BF16 experts as gemm_bench lays them out (never dereferenced): rows and outputs one after
+// another, each expert's weight [N, K] (Fprop) or, `weights_k_major` false, [K, N] (Dgrad).
+QuantizedTensor bf16(const void* data, int64_t rows, int64_t cols) {
+  QuantizedTensor t;
+  t.data = data;
+  t.rows = rows;
+  t.cols = cols;
+  return t;
+}
+
+std::vector<GemmProblem> bf16_groups(const std::vector<int64_t>& rows, int64_t k, int64_t n,
+                                     bool weights_k_major) {
+  std::vector<GemmProblem> groups;
+  int64_t first = 0;
+  for (size_t g = 0; g < rows.size(); ++g) {
+    GemmProblem p;
+    p.left.tensor = bf16(fake<__nv_bfloat16>(0x100000) + first * k, rows[g], k);
+    p.left.k_major = true;
+    const __nv_bfloat16* weight = fake<__nv_bfloat16>(0x200000) + static_cast<int64_t>(g) * n * k;
+    p.right.tensor = weights_k_major ? bf16(weight, n, k) : bf16(weight, k, n);
+    p.right.k_major = weights_k_major;
+    p.output = fake<__nv_bfloat16>(0x300000) + first * n;
+    groups.push_back(p);
+    first += rows[g];
+  }
+  return groups;
+}
+
+TEST(DeepGemmGroupedGemm, Bf16RefusesWhatItsKernelCannotRead) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  const std::string tiles = refusal(bf16_groups({256, 100}, 512, 256, true));
+  EXPECT_TRUE(contains(tiles, "DeepGEMM m-grouped BF16 GEMM: group 1 (100x512x256)")) << tiles;
+  EXPECT_TRUE(contains(tiles, "a multiple of 128")) << tiles;
+  const std::string k_tile = refusal(bf16_groups({128, 256}, 224, 256, false));
+  EXPECT_TRUE(contains(k_tile, "K = 224 with the weights stored [K, N] (Dgrad)")) << k_tile;
+  EXPECT_TRUE(contains(k_tile, "the next expert's weight rows")) << k_tile;
+  const std::string narrow = refusal(bf16_groups({128}, 512, 100, true));
+  EXPECT_TRUE(contains(narrow, "N = 100, K = 512: both must be multiples of 8")) << narrow;
+  std::vector<GemmProblem> apart = bf16_groups({128, 256}, 512, 256, true);
+  apart[1].output = fake<__nv_bfloat16>(0x380000);
+  const std::string misplaced = refusal(apart);
+  EXPECT_TRUE(contains(misplaced, "group 1 (256x512x256): its output rows do not follow"))
+      << misplaced;
+  // Wgrad: the left operand is dY transposed, and each expert's K is its own rows.
+  std::vector<GemmProblem> wgrad = bf16_groups({128, 256}, 512, 256, true);
+  for (GemmProblem& g : wgrad) {
+    g.left.tensor = bf16(g.left.tensor.data, g.left.tensor.cols, g.left.tensor.rows);
+    g.left.k_major = false;
+  }
+  const std::string k_grouped = refusal(wgrad);
+  EXPECT_TRUE(contains(k_grouped, "K-grouped")) << k_grouped;
+}
+
+// Planned on the GPU its kernels are compiled for (nothing launched): one kernel a configuration,
+// each compiled for the case's N and K; with the run-time compile off it is refused, saying why,
+// as no BF16 kernel is built.
+TEST(DeepGemmGroupedGemm, Bf16RunsOnlyCompiledForTheCase) {
+  GEMMSCOPE_REQUIRE_DEEPGEMM_BUILD();
+  GEMMSCOPE_REQUIRE_GPU();
+  for (const bool weights_k_major : {true, false}) {
+    const std::vector<GemmProblem> groups = bf16_groups({128, 384}, 512, 256, weights_k_major);
+    try {
+      {
+        const testing::ScopedEnvironment off("GEMMSCOPE_JIT", "off");
+        const std::string message = refusal(groups);
+        EXPECT_TRUE(contains(message, "runs only compiled for each case's N and K")) << message;
+        EXPECT_TRUE(contains(message, "GEMMSCOPE_JIT=off")) << message;
+      }
+      const testing::ScopedJitCache jit("gemmscope_grouped_bf16_jit_test");
+      const auto gemms = make_deepgemm_grouped_gemms(groups, nullptr);
+      ASSERT_EQ(gemms.size(), 4u);
+      for (const auto& gemm : gemms) {
+        EXPECT_TRUE(contains(gemm->algorithm(), "DeepGEMM sm90 m-grouped BF16, 2 experts ("))
+            << gemm->algorithm();
+        EXPECT_TRUE(contains(gemm->algorithm(), weights_k_major ? "(TN, " : "(NN, "))
+            << gemm->algorithm();
+        EXPECT_TRUE(contains(gemm->algorithm(), kDeepGemmCompiledLabel)) << gemm->algorithm();
+      }
+    } catch (const Unsupported& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(contains(message, "compute capability") || contains(message, "SMs"))
+          << "refused for something other than the GPU: " << message;
+    }
+  }
 }
 
 TEST(DeepGemmGroupedGemm, WithoutDeepGemmSaysHowToGetIt) {
