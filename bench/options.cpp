@@ -361,13 +361,15 @@ How to time (see docs/timing.md):
                                cublas   cuBLAS's grouped batched GEMM (BF16)
                                cutlass  CUTLASS's Hopper grouped GEMMs (BF16, FP8Current,
                                         FP8Delayed, FP8Block; a build with CUTLASS, sm_90)
-                               deepgemm DeepGEMM's Hopper m-grouped FP8 1x128 x 128x128
-                                        GEMM (FP8Block Fprop, Dgrad; a build with DeepGEMM,
-                                        sm_90, 132 SMs); each expert's rows a multiple of
-                                        128: naming it pads them so (timed, padded_rows);
-                                        its kernels are also compiled for each case's N
-                                        and K at run time, cached on disk (environment:
-                                        GEMMSCOPE_JIT=off, GEMMSCOPE_JIT_CACHE=DIR)
+                               deepgemm DeepGEMM's Hopper m-grouped GEMMs, FP8 1x128 x
+                                        128x128 (FP8Block Fprop, Dgrad) and BF16 (Fprop,
+                                        Dgrad); a build with DeepGEMM, sm_90, 132 SMs;
+                                        each expert's rows a multiple of 128: naming it
+                                        pads them so (timed, padded_rows); its kernels
+                                        are also compiled for each case's N and K at run
+                                        time (BF16's only so), cached on disk
+                                        (environment: GEMMSCOPE_JIT=off,
+                                        GEMMSCOPE_JIT_CACHE=DIR)
   --provider=auto|PROV[,PROV...]
                              who runs dense (not grouped) GEMMs, chosen as for --grouped
                              (default auto):
