@@ -90,6 +90,16 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
       first.right.tensor.format != ElementFormat::kBF16) {
     throw Unsupported(std::string(kName) + ": runs BF16 operands only");
   }
+  // The kernel takes no alpha and reads no scales (an emulated operand's BF16 stand-in carries a
+  // per-tensor factor, for one).
+  for (const QuantizedTensor* t : {&first.left.tensor, &first.right.tensor}) {
+    if (t->scale != nullptr || t->tensor_scale != nullptr ||
+        t->scale_layout != ScaleLayout::kNone) {
+      throw Unsupported(std::string(kName) +
+                        ": takes unscaled BF16 operands only; these carry scales or a per-tensor "
+                        "factor, which its kernel has no input for");
+    }
+  }
   if (!first.left.k_major) {
     throw Unsupported(std::string(kName) +
                       ": the left operand must be K-major (Fprop's X, Dgrad's dY): Wgrad, whose "
@@ -129,6 +139,13 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
     p.m += rows;
     p.row_expert.insert(p.row_expert.end(), static_cast<size_t>(rows), static_cast<int>(g));
   }
+  const auto aligned_16 = [](const void* pointer) {
+    return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
+  };
+  if (!aligned_16(p.a) || !aligned_16(p.b) || !aligned_16(p.d)) {
+    throw Unsupported(std::string(kName) +
+                      ": TMA needs 16-byte aligned operand and output addresses");
+  }
   if (p.n % 8 != 0 || p.k % 8 != 0) {
     throw Unsupported(std::string(kName) + ": N = " + std::to_string(p.n) +
                       ", K = " + std::to_string(p.k) +
@@ -154,7 +171,9 @@ uint32_t weight_swizzle(const Configuration& c, bool weights_k_major) {
   return weights_k_major ? kBlockK * kElementBytes : deepgemm::swizzle_for(c.block_n * 2);
 }
 
-// The C++ name of `c`'s kernel with N and K compiled in, as compile_cubins takes it.
+// The C++ name of `c`'s kernel with N and K compiled in, as compile_cubins takes it. Its group
+// count is 1 whatever the experts: an m-grouped contiguous kernel reads each tile's expert from
+// the row table, never the count, so one cubin serves every expert count of a shape.
 std::string instantiation(const Configuration& c, const MGroupedProblem& p) {
   const auto text = [](auto value) { return std::to_string(value); };
   return std::string("deep_gemm::sm90_bf16_gemm_impl<cute::UMMA::Major::K, cute::UMMA::Major::") +
@@ -244,9 +263,10 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_bf16_gemms(
   std::vector<std::string> instantiations;
   for (const Configuration* c : ordered)
     instantiations.push_back(instantiation(*c, p));
-  std::vector<std::string> cubins;
+  std::vector<const void*> kernels;
   try {
-    cubins = deepgemm::compile_cubins(kKernelHeader, instantiations);
+    for (const std::string& cubin : deepgemm::compile_cubins(kKernelHeader, instantiations))
+      kernels.push_back(deepgemm::load_kernel(cubin));
   } catch (const Unsupported& e) {
     throw Unsupported(std::string(kName) +
                       ": runs only compiled for each case's N and K at run time (no instantiation "
@@ -258,8 +278,8 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_bf16_gemms(
                            " experts (" + (p.weights_k_major ? "TN" : "NN") + ", ";
   std::vector<std::unique_ptr<GroupedGemm>> gemms;
   for (size_t i = 0; i < ordered.size(); ++i) {
-    gemms.push_back(std::make_unique<Sm90Bf16Gemm>(*ordered[i], deepgemm::load_kernel(cubins[i]), p,
-                                                   table, kind + describe(*ordered[i]) + ")"));
+    gemms.push_back(std::make_unique<Sm90Bf16Gemm>(*ordered[i], kernels[i], p, table,
+                                                   kind + describe(*ordered[i]) + ")"));
   }
   return gemms;
 }

@@ -2,7 +2,8 @@
 // with GemmType::MGroupedContiguous (kernels/deepgemm/detail/sm90_fp8_1d2d.cuh), as DeepGEMM's
 // own m_grouped_fp8_gemm_nt_contiguous launches it: 128-row tiles (its heuristic takes no other
 // for this layout), a table of each row's expert, one TMA descriptor over every expert's rows and
-// one over the [G * Q, K] weights, whose rows the kernel offsets by the tile's expert.
+// one over the [G * Q, K] weights, whose rows the kernel offsets by the tile's expert. BF16
+// groups go to the m-grouped BF16 kernel (kernels/deepgemm/grouped_bf16_gemm.cpp).
 //
 // Configurations (tile N, which operand two CTAs share), a short list from DeepGEMM's candidates
 // for this layout (tile N 16 to 192 where the 1D2D kernel unrolls, at least 3 stages) on the
