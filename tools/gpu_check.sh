@@ -89,7 +89,8 @@
 #            (alone.txt: TFLOP/s of both side by side)
 # Usage: tools/gpu_check.sh [stage...]
 # GPU_CHECK_BUDGET=S skips the stages that would start after S seconds; GPU_CHECK_TAR=FILE packs
-# the logs into FILE after every stage; STEP_TIMEOUT=S kills any one command after S seconds.
+# the logs into FILE after every command and stage; STEP_TIMEOUT=S kills any one command but the
+# build's after S seconds (BUILD_TIMEOUT=S bounds the configure and the build).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-gpu-check}
@@ -102,6 +103,12 @@ default_moe_models="qwen3-30b-a3b;qwen3-30b-a3b --expert_parallel=8;deepseek-v3"
 report=build/tools/gemm_report
 status=0
 
+# GPU_CHECK_TAR: $out packed after every command and stage, so that a call cut off by its time
+# limit in the middle of a long stage still brings back the logs of the commands it finished.
+pack() {
+  [ -z "${GPU_CHECK_TAR:-}" ] || tar czf "$GPU_CHECK_TAR" -C "$(dirname "$out")" "$(basename "$out")"
+}
+
 run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures, keep going
   local name=$1
   shift
@@ -112,6 +119,7 @@ run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures, keep go
   local rc=$?
   echo "=== $name: exit $rc after $((SECONDS - start)) s"
   [ $rc -eq 0 ] || status=1
+  pack
   return $rc
 }
 
@@ -124,9 +132,13 @@ stage_build() {
   local deepgemm=${DEEPGEMM_DIR:-.carry/deepgemm} deepgemm_flag=()
   [ -d "$deepgemm" ] && deepgemm_flag=("-DGEMMSCOPE_DEEPGEMM_DIR=$(realpath "$deepgemm")")
   # shellcheck disable=SC2086 # CMAKE_FLAGS: more configure flags, split on spaces
-  run configure cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
-    "${cutlass_flag[@]}" "${deepgemm_flag[@]}" ${CMAKE_FLAGS:-} &&
-    run build cmake --build build ${BUILD_TARGETS:+--target $BUILD_TARGETS} -- -k 0
+  # The build is bounded by BUILD_TIMEOUT (none by default), not STEP_TIMEOUT: a fresh build takes
+  # 110-150 s on the GPU machine, longer than a step limit meant for one hung case.
+  STEP_TIMEOUT=${BUILD_TIMEOUT:-} run configure cmake -S . -B build -G Ninja \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" "${cutlass_flag[@]}" "${deepgemm_flag[@]}" \
+    ${CMAKE_FLAGS:-} &&
+    STEP_TIMEOUT=${BUILD_TIMEOUT:-} run build cmake --build build \
+      ${BUILD_TARGETS:+--target $BUILD_TARGETS} -- -k 0
   tail -5 "$out/build.log"
 }
 
@@ -955,7 +967,6 @@ for s in "${stages[@]}"; do
     continue
   fi
   "stage_$s"
-  # GPU_CHECK_TAR: $out packed after every stage, so a call cut off still brings back the logs.
-  [ -n "${GPU_CHECK_TAR:-}" ] && tar czf "$GPU_CHECK_TAR" -C "$(dirname "$out")" "$(basename "$out")"
+  pack
 done
 exit $status

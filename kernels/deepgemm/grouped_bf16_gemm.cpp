@@ -168,7 +168,8 @@ MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
 
 // The weights' TMA swizzle: K-major k-tiles are 128 bytes deep; [K, N] tiles are block_n wide.
 uint32_t weight_swizzle(const Configuration& c, bool weights_k_major) {
-  return weights_k_major ? kBlockK * kElementBytes : deepgemm::swizzle_for(c.block_n * 2);
+  return weights_k_major ? kBlockK * kElementBytes
+                         : deepgemm::swizzle_for(c.block_n * kElementBytes);
 }
 
 // The C++ name of `c`'s kernel with N and K compiled in, as compile_cubins takes it. Its group
