@@ -177,6 +177,11 @@ TEST(DeepGemmGroupedGemm, Bf16RefusesWhatItsKernelCannotRead) {
   const std::string misplaced = refusal(apart);
   EXPECT_TRUE(contains(misplaced, "group 1 (256x512x256): its output rows do not follow"))
       << misplaced;
+  std::vector<GemmProblem> weights = bf16_groups({128, 256}, 512, 256, false);
+  weights[1].right.tensor.data = fake<__nv_bfloat16>(0x280000);
+  const std::string weight_rows = refusal(weights);
+  EXPECT_TRUE(contains(weight_rows, "group 1 (256x512x256): its weights do not follow"))
+      << weight_rows;
   // Wgrad: the left operand is dY transposed, and each expert's K is its own rows.
   std::vector<GemmProblem> wgrad = bf16_groups({128, 256}, 512, 256, true);
   for (GemmProblem& g : wgrad) {
