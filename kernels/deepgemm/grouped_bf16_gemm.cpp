@@ -32,6 +32,8 @@
 namespace gemmscope {
 namespace {
 
+using deepgemm::bytes;
+
 constexpr const char* kName = "DeepGEMM m-grouped BF16 GEMM";
 constexpr const char* kKernelHeader = "deep_gemm/impls/sm90_bf16_gemm.cuh";
 constexpr uint32_t kBlockM = static_cast<uint32_t>(kDeepGemmGroupRowAlignment);
@@ -77,10 +79,6 @@ struct MGroupedProblem {
   void* d = nullptr;            // [m, n]
   std::vector<int> row_expert;  // [m]
 };
-
-const uint8_t* bytes(const void* pointer) {
-  return static_cast<const uint8_t*>(pointer);
-}
 
 // Refuses, with the reason, groups that are not one contiguous m-grouped BF16 GEMM.
 MGroupedProblem check_m_grouped(const std::vector<GemmProblem>& groups) {
@@ -196,13 +194,6 @@ std::string describe(const Configuration& c) {
          " stages, " + kDeepGemmCompiledLabel;
 }
 
-// Waves x tile area, waves = ceil(tiles / SMs): a first guess at the order the trial settles.
-double modelled_time(const Configuration& c, int64_t m, int64_t n) {
-  const int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + c.block_n - 1) / c.block_n);
-  return static_cast<double>((tiles + deepgemm::kSmCount - 1) / deepgemm::kSmCount) * kBlockM *
-         c.block_n;
-}
-
 class Sm90Bf16Gemm final : public GroupedGemm {
  public:
   Sm90Bf16Gemm(const Configuration& c, const void* kernel, const MGroupedProblem& p,
@@ -255,12 +246,10 @@ std::vector<std::unique_ptr<GroupedGemm>> make_deepgemm_grouped_bf16_gemms(
     const std::vector<GemmProblem>& groups, cudaStream_t /*stream*/) {
   const MGroupedProblem p = check_m_grouped(groups);
   deepgemm::require_deepgemm_gpu(kName);
-  std::vector<const Configuration*> ordered;
-  for (const Configuration& c : configurations())
-    ordered.push_back(&c);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
-    return modelled_time(*a, p.m, p.n) < modelled_time(*b, p.m, p.n);
-  });
+  const std::vector<const Configuration*> ordered =
+      deepgemm::by_modelled_time(configurations(), p.m, p.n, [](const Configuration& c) {
+        return std::pair<uint32_t, uint32_t>{kBlockM, c.block_n};
+      });
   std::vector<std::string> instantiations;
   for (const Configuration* c : ordered)
     instantiations.push_back(instantiation(*c, p));

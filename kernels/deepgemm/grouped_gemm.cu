@@ -48,6 +48,7 @@ bool deepgemm_grouped_jit_enabled() {
 
 namespace {
 
+using deepgemm::bytes;
 using deepgemm::Configuration;
 
 constexpr const char* kName = "DeepGEMM m-grouped GEMM";
@@ -65,10 +66,6 @@ const std::vector<Configuration>& configurations() {
       MGrouped<192, false>::describe(),
   };
   return all;
-}
-
-const uint8_t* bytes(const void* pointer) {
-  return static_cast<const uint8_t*>(pointer);
 }
 
 // The groups as one m-grouped GEMM: where each whole operand starts, and each row's expert.

@@ -19,6 +19,12 @@
 
 namespace gemmscope::deepgemm {
 
+// An operand's address in bytes, for the checks that each expert's piece follows the previous
+// one's.
+inline const uint8_t* bytes(const void* pointer) {
+  return static_cast<const uint8_t*>(pointer);
+}
+
 // "group 3 (256x2048x1536)", for a refusal's message.
 inline std::string group_text(const GemmProblem& group, size_t g) {
   return "group " + std::to_string(g) + " (" + std::to_string(group.left.outer()) + "x" +

@@ -142,14 +142,6 @@ inline std::string describe(const Configuration& c) {
          std::to_string(kMulticast) + " CTAs, " + std::to_string(c.stages()) + " stages";
 }
 
-// Waves x tile area, waves = ceil(tiles / SMs): a first guess at the order that a caller's trial
-// then settles, as kernels/cutlass/dense_gemm.cpp orders CUTLASS's.
-// An m-grouped GEMM's rows are whole tiles of each expert, so its M is their sum.
-inline double modelled_time(const Configuration& c, int64_t m, int64_t n) {
-  const int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
-  return static_cast<double>((tiles + kSmCount - 1) / kSmCount) * c.block_m * c.block_n;
-}
-
 // The kernel's four descriptors over our operands: A [a_rows, k] and B [b_rows, k] E4M3 K-major,
 // D [a_rows, n] BF16, A's 1x128 scales MN-major [ceil(k/128)][scale_a_stride] (our VEC128_32F
 // with scale_a_stride = roundup(a_rows, 4), or stacked).
@@ -225,16 +217,12 @@ inline void require_1d2d(const char* who, bool block_1d2d, int64_t k) {
   }
 }
 
-// `configurations` best first by modelled_time for an [m, n] output; ties keep the list order.
+// `configurations` best first by modelled_time (kernels/deepgemm/detail/sm90_launch.h).
 inline std::vector<const Configuration*> by_modelled_time(
     const std::vector<Configuration>& configurations, int64_t m, int64_t n) {
-  std::vector<const Configuration*> ordered;
-  for (const Configuration& config : configurations)
-    ordered.push_back(&config);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) {
-    return modelled_time(*a, m, n) < modelled_time(*b, m, n);
+  return by_modelled_time(configurations, m, n, [](const Configuration& c) {
+    return std::pair<uint32_t, uint32_t>{c.block_m, c.block_n};
   });
-  return ordered;
 }
 
 // A configuration's launch of `kernel` (the build's instantiation of it, or one compiled at run

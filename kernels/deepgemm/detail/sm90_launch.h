@@ -10,9 +10,11 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/detail/sm90_device.h"
 #include "quant/base/cuda_check.h"
@@ -36,6 +38,31 @@ constexpr uint32_t swizzle_for(uint32_t bytes) {
       return mode;
   }
   return 0;
+}
+
+// Waves x tile area, waves = ceil(tiles / SMs), for block_m x block_n tiles of an [m, n] output: a
+// first guess at the order that a caller's trial then settles, as kernels/cutlass/dense_gemm.cpp
+// orders CUTLASS's. An m-grouped GEMM's rows are whole tiles of each expert, so its m is their sum.
+inline double modelled_time(uint32_t block_m, uint32_t block_n, int64_t m, int64_t n) {
+  const int64_t tiles = ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+  return static_cast<double>((tiles + kSmCount - 1) / kSmCount) * block_m * block_n;
+}
+
+// `configurations` best first by modelled_time for an [m, n] output (each configuration's tile
+// from `tile(config)`, a {block_m, block_n} pair); ties keep the list order.
+template <typename Configuration, typename Tile>
+std::vector<const Configuration*> by_modelled_time(const std::vector<Configuration>& configurations,
+                                                   int64_t m, int64_t n, Tile tile) {
+  const auto time = [&](const Configuration* c) {
+    const auto [block_m, block_n] = tile(*c);
+    return modelled_time(block_m, block_n, m, n);
+  };
+  std::vector<const Configuration*> ordered;
+  for (const Configuration& config : configurations)
+    ordered.push_back(&config);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const auto* a, const auto* b) { return time(a) < time(b); });
+  return ordered;
 }
 
 inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(const char* who) {
