@@ -442,6 +442,24 @@ GroupSizes group_sizes(const std::vector<GemmProblem>& groups) {
   return average >= kLargeGroupRows ? kLargeGroups : kMediumGroups;
 }
 
+// Tile runs (kernels/cutlass/detail/grouped_gemm_kernel.cuh, kTileRun) pay where each tile's
+// contraction is short: the K-grouped Wgrad of 128 experts a rank (256 rows an expert), Fprop and
+// Dgrad over K of 768 and 1536. Where the groups' contraction averages 2048 or more they lose:
+// up to 30% in the trials at boost clock (the tiles in flight at once no longer share L2), and,
+// where the trial cannot tell, at the power cap. BF16 Wgrad at 16 experts a rank (K = 2048 an
+// expert), each configuration pinned in a process of its own (H200, 2026-11-28): with runs the
+// same board power (690 W) held the SM clock at 1552-1567 MHz, without them at 1625-1636 MHz,
+// and the runs were 3-5% slower, yet `--grouped=auto`'s trial, taken while the clock comes down,
+// kept them in one process of two. So their configurations are not planned there.
+constexpr int64_t kTileRunsBelowContraction = 2048;
+
+bool tile_runs_suit(const std::vector<GemmProblem>& groups) {
+  int64_t contraction = 0;
+  for (const GemmProblem& group : groups)
+    contraction += group.left.contraction();
+  return contraction / static_cast<int64_t>(groups.size()) < kTileRunsBelowContraction;
+}
+
 // The configurations meant for these groups first, then the others, each in listed order.
 std::vector<Configuration> in_order(std::vector<Configuration> listed, GroupSizes sizes) {
   std::stable_partition(listed.begin(), listed.end(),
@@ -469,7 +487,14 @@ std::vector<std::unique_ptr<GroupedGemm>> make_cutlass_grouped_gemms(
     options.kind += ", 128x128 scales repacked";
   std::vector<std::unique_ptr<GroupedGemm>> plans;
   std::string refusals;
+  const bool runs_suit = tile_runs_suit(groups);
   for (const Configuration& c : in_order(names.configurations(), group_sizes(groups))) {
+    if (c.tile_run > 1 && !runs_suit) {
+      refusals += (refusals.empty() ? "" : "; ") + c.name() +
+                  ": tile runs lose where the groups' contraction averages " +
+                  std::to_string(kTileRunsBelowContraction) + " or more";
+      continue;
+    }
     const std::string algorithm = std::string("CUTLASS sm90 grouped ") + names.precision +
                                   " (ptr-array, " + c.name() + ", " + options.kind + ")";
     try {

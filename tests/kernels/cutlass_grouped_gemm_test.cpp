@@ -382,6 +382,26 @@ TEST(CutlassGroupedGemm, TileRunsMatchReferenceOverMoreTilesThanARound) {
       "FP8");
 }
 
+// Tile runs lose where the groups' contraction averages 2048 or more (kernels/cutlass/
+// grouped_gemm.cu): there the wide configuration's runs are not planned; just below, they are.
+TEST(CutlassGroupedGemm, TileRunsArePlannedOnlyWhereTheContractionIsShort) {
+  GEMMSCOPE_REQUIRE_CUTLASS_ON_SM90();
+  const std::vector<Shape> long_contraction = {
+      {136, 2048, 200}, {136, 1024, 200}, {136, 3072, 200}};
+  const std::vector<Shape> short_contraction = {
+      {136, 2048, 200}, {136, 1024, 200}, {136, 3048, 200}};
+  expect_cases_match_reference(
+      {
+          {{"Wgrad NT, K averaging 2048", kNt, kBf16, kBf16, false, long_contraction},
+           "NT",
+           kBf16WgradConfigurations - 1},
+          {{"Wgrad NT, K averaging 2040", kNt, kBf16, kBf16, false, short_contraction},
+           "NT",
+           kBf16WgradConfigurations},
+      },
+      "BF16");
+}
+
 // Autocast quantizes again before every GEMM, with new scales (here both operands' 1024 times
 // larger): the kernel must read them when it runs, not when it was planned.
 void expect_new_scales_read(const Case& c) {

@@ -492,7 +492,9 @@ std::vector<Configuration> fp8_configurations() {
 //   flight at once span four times as many tiles, whose operands no longer share L2.
 // Runs of 2 and 8 did no better than 4 beyond the trials' noise (1-3%). So the kinds of those
 // GEMMs (BF16 NT, E5M2 x E4M3, both block kinds) list each wide configuration once more with runs,
-// for the trial to choose; the others, where runs never won by more than the noise, do not.
+// for the trial to choose; the others, where runs never won by more than the noise, do not. Where
+// the groups' contraction is long, runs are not planned at all (kernels/cutlass/grouped_gemm.cu,
+// tile_runs_suit).
 inline constexpr int kTileRun = 4;
 
 // `listed`, then each of its wide configurations (those meant for large groups) with tile runs.
