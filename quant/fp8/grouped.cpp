@@ -251,9 +251,10 @@ void Fp8GroupedQuantization::quantize(cudaStream_t stream) const {
       cast_.launch_cast(stream);
       return;
     case Recipe::kRowwise:
-      // One memset for every line's amax, which the amax pass maxes into.
-      CUDA_CHECK(cudaMemsetAsync(
-          states_, 0, static_cast<size_t>(rowwise_state_floats(layout_)) * sizeof(float), stream));
+      // One zeroing for every line's amax, which the amax pass maxes into; the pass and the cast
+      // each start while the kernel before them ends (quant/fp8/detail/line_amax.h).
+      detail::launch_zero_line_amax(reinterpret_cast<uint32_t*>(states_),
+                                    rowwise_state_floats(layout_), stream);
       cast_.launch_line_amax(stream);
       if (columnwise_per_tensor_ && any_rows()) {
         detail::launch_fold_column_amax(reinterpret_cast<uint32_t*>(states_) + layout_.rows(),

@@ -8,7 +8,7 @@
 //   current  a memset of every group's state, every group's amax, every group's scale, the cast
 //   delayed  every group's history roll and scale, then the cast, recording each group's amax
 //   block    the cast, 1x128 (activations and gradients) or 128x128 (weights)
-//   rowwise  a memset of every line's amax, every group's row and column amaxes, (with
+//   rowwise  a zeroing of every line's amax, every group's row and column amaxes, (with
 //            columnwise_per_tensor: each group's column amaxes folded into one,) the cast
 // A group without rows is not quantized; its copies are empty.
 //

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-#include "quant/base/cuda_check.h"
 #include "quant/fp8/detail/argument_checks.h"
 #include "quant/fp8/detail/line_amax.h"
 #include "quant/fp8/detail/row_cast.h"
@@ -63,12 +62,12 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
       static_cast<uint8_t*>(workspace) + aligned(static_cast<size_t>(rows) * sizeof(uint32_t)));
   uint32_t* row_wanted = targets.rowwise != nullptr ? row_amax : nullptr;
   uint32_t* col_wanted = targets.columnwise != nullptr ? col_amax : nullptr;
-  // The amaxes the pass merges into start at zero: one memset over the wanted ones (with both,
-  // the alignment gap between them too), where one a copy would cost a second launch.
+  // The amaxes the pass merges into start at zero: one zeroing over the wanted ones (with both,
+  // the alignment gap between them too), where one a copy would cost a second launch. The pass
+  // and the cast after it each start while the kernel before them ends (line_amax.h).
   uint32_t* first = row_wanted != nullptr ? row_wanted : col_wanted;
   uint32_t* end = col_wanted != nullptr ? col_wanted + cols : row_wanted + rows;
-  CUDA_CHECK(
-      cudaMemsetAsync(first, 0, static_cast<size_t>(end - first) * sizeof(uint32_t), stream));
+  detail::launch_zero_line_amax(first, end - first, stream);
   detail::launch_line_amax(input, rows, cols, row_wanted, col_wanted, stream);
 
   detail::TileCastArgs args;
@@ -91,7 +90,7 @@ int fp8_rowwise_input_reads(int64_t cols, bool /*rowwise*/, bool columnwise) {
 }
 
 size_t fp8_rowwise_launches(int64_t cols, bool /*rowwise*/, bool columnwise) {
-  // One memset (the row and column amaxes are adjacent in the workspace), the amax pass, the cast.
+  // One zeroing (the row and column amaxes are adjacent in the workspace), the amax pass, the cast.
   return one_pass(cols, columnwise) ? 1 : 3;
 }
 

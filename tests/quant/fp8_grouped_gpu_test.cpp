@@ -595,7 +595,7 @@ TEST(Fp8GroupedLaunches, FixedWhateverTheNumberOfGroups) {
     }
     EXPECT_EQ(Fp8GroupedQuantization::rowwise(input, layout, states, stand_in_targets()).launches(),
               3u)
-        << "a memset, the line amax and the cast kernels";
+        << "the zeroing, the line amax and the cast kernels";
     EXPECT_EQ(
         Fp8GroupedQuantization::rowwise(input, layout, states, stand_in_targets(), true).launches(),
         4u)

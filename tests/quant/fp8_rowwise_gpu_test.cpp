@@ -203,7 +203,7 @@ TEST(Fp8RowwiseReference, ScalesArePowersOfTwoFromEachLinesAmax) {
 }
 
 // The rowwise copy alone of rows that fit in registers is one launch reading the input once;
-// anything else one memset of the amaxes, the amax pass and the cast, reading it twice.
+// anything else the zeroing of the amaxes, the amax pass and the cast, reading it twice.
 TEST(Fp8RowwiseLaunches, OnePassForTheRowwiseCopyAloneOfRowsThatFit) {
   EXPECT_EQ(fp8_rowwise_launches(4096, true, false), 1u);
   EXPECT_EQ(fp8_rowwise_input_reads(4096, true, false), 1);

@@ -1,11 +1,13 @@
 #include "quant/fp8/detail/line_amax.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "quant/base/cuda_check.h"
+#include "quant/detail/dependent_launch.cuh"
 #include "quant/detail/launch_checks.h"
 #include "quant/fp8/detail/line_amax.cuh"
 #include "quant/fp8/scale_layout.h"
@@ -42,16 +44,23 @@ void launch_bands(const uint16_t* input, int64_t rows, int64_t cols, uint32_t* r
       checked_grid(ceil_div(rows, kBandRows) * ceil_div(col_tiles, tiles_per_block), rows, cols,
                    "FP8 rowwise amax");
   const bool aligned = cols % 8 == 0 && reinterpret_cast<uintptr_t>(input) % 16 == 0;
-  if (aligned) {
-    line_amax_kernel<true, kRows><<<blocks, kLineAmaxThreads, 0, stream>>>(
-        input, rows, cols, static_cast<unsigned int>(col_tiles), tiles_per_block, row_amax_bits,
-        col_amax_bits);
-  } else {
-    line_amax_kernel<false, kRows><<<blocks, kLineAmaxThreads, 0, stream>>>(
-        input, rows, cols, static_cast<unsigned int>(col_tiles), tiles_per_block, row_amax_bits,
-        col_amax_bits);
+  launch_dependent(aligned ? line_amax_kernel<true, kRows> : line_amax_kernel<false, kRows>, blocks,
+                   kLineAmaxThreads, stream, input, rows, cols,
+                   static_cast<unsigned int>(col_tiles), tiles_per_block, row_amax_bits,
+                   col_amax_bits);
+}
+
+constexpr int kZeroThreads = 256;
+constexpr int64_t kMaxZeroBlocks = 1024;
+
+// Lets the pass launched after it start at once (it waits for this kernel before its first
+// atomic, line_amax_block), then zeroes.
+__global__ void __launch_bounds__(kZeroThreads) zero_amax_kernel(uint32_t* bits, int64_t count) {
+  allow_dependent_launch();
+  for (int64_t i = blockIdx.x * int64_t{kZeroThreads} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * kZeroThreads) {
+    bits[i] = 0;
   }
-  CUDA_CHECK_LAUNCH();
 }
 
 constexpr int kFoldThreads = 256;
@@ -74,6 +83,15 @@ __global__ void __launch_bounds__(kFoldThreads)
 }
 
 }  // namespace
+
+void launch_zero_line_amax(uint32_t* amax_bits, int64_t count, cudaStream_t stream) {
+  const int64_t blocks = std::min(ceil_div(count, int64_t{kZeroThreads}), kMaxZeroBlocks);
+  if (blocks == 0)
+    return;
+  zero_amax_kernel<<<static_cast<unsigned int>(blocks), kZeroThreads, 0, stream>>>(amax_bits,
+                                                                                   count);
+  CUDA_CHECK_LAUNCH();
+}
 
 void launch_fold_column_amax(uint32_t* col_amax_bits, int64_t groups, int64_t cols,
                              cudaStream_t stream) {

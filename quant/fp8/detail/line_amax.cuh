@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "quant/detail/dependent_launch.cuh"
 #include "quant/detail/fp8_device.cuh"
 
 namespace gemmscope::detail {
@@ -123,6 +124,9 @@ __device__ __forceinline__ uint32_t transpose_max(uint32_t (&v)[kCount], int lan
 // col_amax_bits[col] (either may be null): the block's kLineAmaxThreads threads must all call it,
 // once. Without kRows the rounds of loads are not unrolled and keep no row partials, so a
 // columns-only pass needs fewer registers.
+// Launched with launch_dependent() after the kernel that zeroes the amaxes, it waits for that one
+// only before its first atomic; and it lets the cast launched after it (which reads the amaxes
+// only after its own loads) start as soon as its last blocks have started.
 template <bool kAligned, int kBandRows, bool kRows>
 __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ input, int64_t rows,
                                                 int64_t cols, int64_t row0, unsigned int first_tile,
@@ -135,6 +139,7 @@ __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ inp
   static_assert(kChunksPerRow == 16 && kRowStep == 16, "a half warp a row");
   static_assert(kBandRows % (kRowStep * kLineAmaxLoads) == 0, "whole rounds of loads a band");
   static_assert(kRowValues <= 16 && (kRowValues & (kRowValues - 1)) == 0, "a butterfly's values");
+  allow_dependent_launch();
   const int thread = threadIdx.x;
   const int chunk = thread % kChunksPerRow;
   const int64_t first_row = row0 + thread / kChunksPerRow;
@@ -169,6 +174,7 @@ __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ inp
                              max_magnitudes(columns.z, c.z), max_magnitudes(columns.w, c.w));
       }
     }
+    wait_for_prior_kernel();  // the zeroing, before the first atomic (at once after that)
     if (col_amax_bits != nullptr)
       line_amax::publish_columns(columns, col0, cols, col_amax_bits,
                                  merge[(tile - first_tile) % 2]);
@@ -176,6 +182,7 @@ __device__ __forceinline__ void line_amax_block(const uint16_t* __restrict__ inp
   if constexpr (!kRows) {
     return;
   } else {
+    wait_for_prior_kernel();
     if (row_amax_bits == nullptr)
       return;
     // Rows: the half warp's 16 chunks of each row merged by the butterfly, so that lane l holds row

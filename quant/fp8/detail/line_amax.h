@@ -12,9 +12,17 @@
 
 namespace gemmscope::detail {
 
+// Zeroes the `count` amax words a pass maxes into, with a kernel: a memset would do the same, but
+// the pass launched right after a kernel can start before it ends (programmatic dependent launch,
+// quant/detail/dependent_launch.cuh), loading its input while this one runs.
+void launch_zero_line_amax(uint32_t* amax_bits, int64_t count, cudaStream_t stream);
+
 // Enqueues the pass that fills the requested outputs, row_amax_bits[rows] and col_amax_bits[cols]
-// (either may be null, not both), without the memset: the caller zeroes them first, as for the
-// grouped pass (GroupedTileCast::launch_line_amax). Callers validate the arguments.
+// (either may be null, not both), without the zeroing: the caller zeroes them first with
+// launch_zero_line_amax, as for the grouped pass (GroupedTileCast::launch_line_amax). The pass
+// may start before the kernel before it ends, and the kRowwise cast after it before it ends;
+// each waits for the one before where it first needs its results. Callers validate the
+// arguments.
 void launch_line_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,
                       uint32_t* row_amax_bits, uint32_t* col_amax_bits, cudaStream_t stream);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "quant/base/cuda_check.h"
+#include "quant/detail/dependent_launch.cuh"
 #include "quant/detail/fp8_device.cuh"
 #include "quant/fp8/detail/amax.cuh"
 #include "quant/fp8/detail/line_amax.cuh"
@@ -192,6 +193,10 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
       loaded[i] =
           load_chunk<kAligned>(source + i * step, first_row + i * kRowStep < tile_rows ? valid : 0);
     }
+    // kRowwise: launched to start while the line amax pass ends (launch_blocks), it waits for
+    // that pass here, with its loads in flight, before anything reads the amaxes.
+    if constexpr (kScaling == TileScaling::kRowwise)
+      wait_for_prior_kernel();
     uint32_t lanes = 0;
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
@@ -464,14 +469,28 @@ __global__ void __launch_bounds__(kLineAmaxThreads, kLineAmaxMinBlocks)
   }
 }
 
+// kRowwise's cast follows the line amax pass (or the fold of its column amaxes), whose results it
+// reads only after its tile's loads (cast_tile): it may start while that kernel ends.
+template <TileScaling kScaling, typename Argument>
+void launch_cast_kernel(void (*kernel)(Argument), const Argument& argument, unsigned int blocks,
+                        cudaStream_t stream) {
+  if constexpr (kScaling == TileScaling::kRowwise) {
+    launch_dependent(kernel, blocks, kThreads, stream, argument);
+  } else {
+    kernel<<<blocks, kThreads, 0, stream>>>(argument);
+  }
+}
+
 // One tensor's cast, or the grouped cast of several.
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
 void launch_blocks(const KernelParams& params, unsigned int blocks, cudaStream_t stream) {
-  tile_cast_kernel<kScaling, kFormat, kAligned><<<blocks, kThreads, 0, stream>>>(params);
+  launch_cast_kernel<kScaling>(tile_cast_kernel<kScaling, kFormat, kAligned>, params, blocks,
+                               stream);
 }
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
 void launch_blocks(const GroupedTiles& tiles, unsigned int blocks, cudaStream_t stream) {
-  grouped_tile_cast_kernel<kScaling, kFormat, kAligned><<<blocks, kThreads, 0, stream>>>(tiles);
+  launch_cast_kernel<kScaling>(grouped_tile_cast_kernel<kScaling, kFormat, kAligned>, tiles, blocks,
+                               stream);
 }
 
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, typename Params>
@@ -632,8 +651,9 @@ void GroupedTileCast::launch_line_amax(cudaStream_t stream) const {
   const unsigned int tiles_per_block = line_amax_tiles_per_block(col_tiles_, line_rows_wanted_);
   const unsigned int blocks =
       tile_rows_ * ((col_tiles_ + tiles_per_block - 1) / tiles_per_block);  // <= blocks_
+  // After the zeroing (launch_zero_line_amax), which the pass waits for before its first atomic.
   const auto launch = [&](auto kernel) {
-    kernel<<<blocks, kLineAmaxThreads, 0, stream>>>(tiles, tiles_per_block);
+    launch_dependent(kernel, blocks, kLineAmaxThreads, stream, tiles, tiles_per_block);
   };
   if (line_rows_wanted_) {
     launch(aligned_ ? grouped_line_amax_kernel<true, true> : grouped_line_amax_kernel<false, true>);
