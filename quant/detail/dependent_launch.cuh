@@ -6,10 +6,17 @@
 // share (a cast's loads of its input tile, an amax pass's loads) overlaps the earlier kernel's
 // last wave and the launch between them, which a plain stream serializes.
 //
-// Correctness rests on every block of a dependent kernel calling wait_for_prior_kernel() before
-// it reads or writes anything the kernel before wrote or reads: that kernel then ended, with its
-// memory visible, and so, through its own wait, did every kernel before it. On a GPU without
-// the feature the launch attribute is a plain stream dependency and both calls do nothing.
+// Correctness rests on two rules:
+// - every block of a dependent kernel calls wait_for_prior_kernel() on every path before it reads
+//   or writes anything the kernel before wrote or reads; that kernel has then ended, with its
+//   memory visible, and so, through its own wait, has every kernel before it;
+// - before its wait, a dependent kernel reads only data that was complete before the last plain
+//   launch ahead of it in the stream (the FP8 rowwise cast's input: written before the plain
+//   zeroing kernel that starts the chain).
+// On a GPU without the feature the launch attribute is a plain stream dependency and both device
+// calls do nothing. The device calls exist only in code compiled for sm_90 or newer: a build that
+// also targets older GPUs (whose PTX a newer GPU would JIT-compile, without the waits) launches
+// plainly (GEMMSCOPE_DEPENDENT_LAUNCH, quant/CMakeLists.txt).
 
 #include <cuda_runtime.h>
 
@@ -35,8 +42,16 @@ __device__ __forceinline__ void wait_for_prior_kernel() {
 #endif
 }
 
+// Whether launch_dependent() lets kernels start early: only where every architecture built has
+// the waits.
+#if defined(GEMMSCOPE_DEPENDENT_LAUNCH)
+inline constexpr bool kDependentLaunch = true;
+#else
+inline constexpr bool kDependentLaunch = false;
+#endif
+
 // kernel<<<blocks, threads, 0, stream>>>(arguments...), allowed to start before the kernel
-// before it in `stream` ends (see above). Checks the launch.
+// before it in `stream` ends (see above) in a build with kDependentLaunch. Checks the launch.
 template <typename... Parameters, typename... Arguments>
 void launch_dependent(void (*kernel)(Parameters...), unsigned int blocks, unsigned int threads,
                       cudaStream_t stream, Arguments&&... arguments) {
@@ -49,7 +64,7 @@ void launch_dependent(void (*kernel)(Parameters...), unsigned int blocks, unsign
   config.dynamicSmemBytes = 0;
   config.stream = stream;
   config.attrs = &attribute;
-  config.numAttrs = 1;
+  config.numAttrs = kDependentLaunch ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
 }
 

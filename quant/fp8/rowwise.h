@@ -57,7 +57,7 @@ void quantize_fp8_rowwise(const __nv_bfloat16* input, int64_t rows, int64_t cols
 // 8-byte aligned rowwise output (as cudaMalloc gives them).
 int fp8_rowwise_input_reads(int64_t cols, bool rowwise, bool columnwise);
 
-// Kernels and memsets one call enqueues, on the same terms: the one-pass cast alone; otherwise
+// Kernels one call enqueues, on the same terms: the one-pass cast alone; otherwise
 // one zeroing kernel of the amaxes, the amax pass and the cast (3, whichever copies).
 size_t fp8_rowwise_launches(int64_t cols, bool rowwise, bool columnwise);
 

@@ -18,9 +18,10 @@ namespace gemmscope::detail {
 void launch_zero_line_amax(uint32_t* amax_bits, int64_t count, cudaStream_t stream);
 
 // Enqueues the pass that fills the requested outputs, row_amax_bits[rows] and col_amax_bits[cols]
-// (either may be null, not both), without the zeroing: the caller zeroes them first with
-// launch_zero_line_amax, as for the grouped pass (GroupedTileCast::launch_line_amax). The pass
-// may start before the kernel before it ends, and the kRowwise cast after it before it ends;
+// (either may be null, not both), without the zeroing: the caller zeroes them with
+// launch_zero_line_amax right before, as for the grouped pass (GroupedTileCast::
+// launch_line_amax). The pass may start before that kernel ends (it loads its input first, so
+// that kernel must not be the one that writes it), and the kRowwise cast after it before it ends;
 // each waits for the one before where it first needs its results. Callers validate the
 // arguments.
 void launch_line_amax(const __nv_bfloat16* input, int64_t rows, int64_t cols,

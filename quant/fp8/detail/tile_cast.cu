@@ -470,7 +470,9 @@ __global__ void __launch_bounds__(kLineAmaxThreads, kLineAmaxMinBlocks)
 }
 
 // kRowwise's cast follows the line amax pass (or the fold of its column amaxes), whose results it
-// reads only after its tile's loads (cast_tile): it may start while that kernel ends.
+// reads only after its tile's loads (cast_tile): it may start while that kernel ends. It does not
+// let the kernel after it start early (allow_dependent_launch): whatever follows starts once it
+// has ended, so the next call's zeroing never meets its reads of the amaxes.
 template <TileScaling kScaling, typename Argument>
 void launch_cast_kernel(void (*kernel)(Argument), const Argument& argument, unsigned int blocks,
                         cudaStream_t stream) {

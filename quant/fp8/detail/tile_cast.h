@@ -58,6 +58,10 @@ struct TileCastArgs {
   uint32_t* col_amax_bits = nullptr;
 };
 
+// kRowwise's cast (one tensor's or a grouped one) is a dependent launch
+// (quant/detail/dependent_launch.cuh) that loads its input before it waits for the kernel before
+// it: launch it after the line amax pass (or a kernel after that pass), never right after the
+// kernel that writes its input.
 void launch_tile_cast(const TileCastArgs& args, cudaStream_t stream);
 
 // The tensors of a grouped cast: each one's arguments and, for each 128-row tile row of them
@@ -81,8 +85,9 @@ class GroupedTileCast {
   // and without the memset: the caller zeroes them first.
   void launch_amax(cudaStream_t stream) const;
   // kRowwise: every tensor's row and column amaxes (line_amax.h) into its row_amax_bits and
-  // col_amax_bits, in one launch (none without tensors) and without the memset: the caller
-  // zeroes them first.
+  // col_amax_bits, in one launch (none without tensors) and without the zeroing: the caller
+  // zeroes them with launch_zero_line_amax right before (the pass is a dependent launch, as
+  // launch_line_amax's is).
   void launch_line_amax(cudaStream_t stream) const;
 
  private:
