@@ -653,17 +653,12 @@ void GroupedTileCast::launch_line_amax(cudaStream_t stream) const {
   const unsigned int tiles_per_block = line_amax_tiles_per_block(col_tiles_, line_rows_wanted_);
   const unsigned int blocks =
       tile_rows_ * ((col_tiles_ + tiles_per_block - 1) / tiles_per_block);  // <= blocks_
+  const auto kernel = line_rows_wanted_ ? (aligned_ ? grouped_line_amax_kernel<true, true>
+                                                    : grouped_line_amax_kernel<false, true>)
+                                        : (aligned_ ? grouped_line_amax_kernel<true, false>
+                                                    : grouped_line_amax_kernel<false, false>);
   // After the zeroing (launch_zero_line_amax), which the pass waits for before its first atomic.
-  const auto launch = [&](auto kernel) {
-    launch_dependent(kernel, blocks, kLineAmaxThreads, stream, tiles, tiles_per_block);
-  };
-  if (line_rows_wanted_) {
-    launch(aligned_ ? grouped_line_amax_kernel<true, true> : grouped_line_amax_kernel<false, true>);
-  } else {
-    launch(aligned_ ? grouped_line_amax_kernel<true, false>
-                    : grouped_line_amax_kernel<false, false>);
-  }
-  CUDA_CHECK_LAUNCH();
+  launch_dependent(kernel, blocks, kLineAmaxThreads, stream, tiles, tiles_per_block);
 }
 
 void GroupedTileCast::launch_amax(cudaStream_t stream) const {
