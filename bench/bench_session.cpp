@@ -133,6 +133,7 @@ BenchSession::~BenchSession() {
   gpc_clock_sampler_.reset();
   kernel_timer_.reset();
   clock_monitor_.reset();
+  copy_yardstick_.reset();
   timer_.reset();
   cublas_.reset();
   if (stream_ != nullptr)
@@ -150,6 +151,8 @@ void BenchSession::start_gpu() {
   cublas_ = std::make_unique<CublasLtContext>();
   timer_ = std::make_unique<IterationTimer>(options_.l2_flush, /*hold_stream=*/!options_.profile);
   measurements_.copy_gbps = measure_copy_gbps(stream_);
+  copy_yardstick_ = std::make_unique<CopyYardstick>(*timer_, stream_);
+  measurements_.same_bytes_copy = copy_yardstick_.get();
   int cuda_device = 0;
   CUDA_CHECK(cudaGetDevice(&cuda_device));
   clock_monitor_ = std::make_unique<ClockMonitor>(cuda_device);

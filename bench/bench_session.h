@@ -25,6 +25,7 @@
 #include "bench/options.h"
 #include "bench/recipes/recipe.h"
 #include "bench/timing/clock_monitor.h"
+#include "bench/timing/copy_yardstick.h"
 #include "bench/timing/gpc_clock_sampler.h"
 #include "bench/timing/gpu_warmup.h"
 #include "bench/timing/iteration_timer.h"
@@ -123,6 +124,7 @@ class BenchSession {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CublasLtContext> cublas_;
   std::unique_ptr<IterationTimer> timer_;
+  std::unique_ptr<CopyYardstick> copy_yardstick_;  // times with timer_
   std::unique_ptr<ClockMonitor> clock_monitor_;
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::unique_ptr<GpcClockSampler> gpc_clock_sampler_;  // with --gpc_clock=on

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bench/timing/copy_yardstick.h"
 #include "kernels/device_buffer.h"
 #include "kernels/random_fill.h"
 
@@ -29,6 +30,11 @@ class QuantizeWork : public TimedWork {
     counters["GBps"] = gbps;
     if (run.copy_gbps > 0)
       counters["pct_of_copy_bw"] = 100.0 * gbps / run.copy_gbps;
+    if (run.same_bytes_copy != nullptr) {
+      const double copy_gbps = run.same_bytes_copy->gbps(quantizer_->bytes_moved());
+      if (copy_gbps > 0)
+        counters["pct_of_same_bytes_copy"] = 100.0 * gbps / copy_gbps;
+    }
     counters["R"] = static_cast<double>(spec_.rows);
     counters["C"] = static_cast<double>(spec_.cols);
     if (!spec_.group_rows.empty())

@@ -70,8 +70,9 @@
 #            workload (default: the README's MoE table's four), at --microbatches=1 and
 #            $MICROBATCHES, each run with its BF16 baseline: the per-model speedups (moestep.txt)
 #   rowwise  FP8Rowwise's quantizers' GPU tests, --verify over its and FP8RowwiseBF16Wgrad's
-#            cases (default model, odd shapes, experts), every FP8Current and FP8Rowwise
-#            quantization case timed (rowwise_quant.txt)
+#            cases (default model, odd shapes, each $ROWWISE_DENSE workload, the experts of each
+#            $ROWWISE_MOE_MODELS workload), every FP8Current and FP8Rowwise quantization case
+#            timed (rowwise_quant.txt)
 #   rowwisemoe FP8Rowwise's expert prequant cases beside FP8Current's and torch's
 #            _scaled_grouped_mm (rowwise_moe.txt)
 #   rowwiseverdict the BF16, FP8Current and both rowwise precisions' cases of te-tutorial and
@@ -743,9 +744,10 @@ stage_stepverify() {
 }
 
 # FP8Rowwise's correctness: its quantizers' GPU tests (dense and grouped), --verify over every
-# FP8Rowwise and FP8RowwiseBF16Wgrad case of the default model, of odd shapes and of the expert
-# cases of $ROWWISE_MOE_MODELS (';'-separated, default Qwen3-30B-A3B at EP 8), then every
-# quantization case of FP8Current and FP8Rowwise timed (rowwise_quant.txt: GB/s, share of copy).
+# FP8Rowwise and FP8RowwiseBF16Wgrad case of the default model, of odd shapes, of the GEMM cases of
+# $ROWWISE_DENSE (default Llama 3 70B at TP 8) and of the expert cases of $ROWWISE_MOE_MODELS
+# (';'-separated, default Qwen3-30B-A3B at EP 8), then every quantization case of FP8Current and
+# FP8Rowwise timed (rowwise_quant.txt: GB/s, share of the copy bandwidth and of a same-bytes copy).
 stage_rowwise() {
   run rowwise_test build/tests/quant/test_quant --gtest_filter='Fp8Rowwise*:Fp8Grouped*:Fp8Tensorwise*'
   grep -E "PASSED|FAILED|SKIPPED" "$out/rowwise_test.log" | head
@@ -755,6 +757,13 @@ stage_rowwise() {
   run rowwise_verify "$bench" "${common[@]}" --benchmark_filter="$filter"
   run rowwise_shapes "$bench" "${common[@]}" --benchmark_filter="$filter" \
     --shapes=1000x2048x3000,128x7168x2048
+  local models model
+  mapfile -t models < <(workloads "${ROWWISE_DENSE:-llama3-70b --tensor_parallel=8}")
+  for model in "${models[@]}"; do
+    # shellcheck disable=SC2086 # $model is a preset and its flags
+    run "rowwise_verify_$(moe_tag "$model")" "$bench" --model=$model "${common[@]}" \
+      --benchmark_filter="$filter(Fprop|Dgrad|Wgrad)/"
+  done
   VERIFY_FILTER="$filter(Fprop|Dgrad|Wgrad)/expert_" verify_experts auto \
     < <(workloads "${ROWWISE_MOE_MODELS:-qwen3-30b-a3b --expert_parallel=8}")
   grep -hcE "rel_err" "$out"/rowwise_*.log
@@ -766,7 +775,8 @@ import json, sys
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if "GBps" in b:
         print(f"{b['name'].removesuffix('/manual_time'):55s} {b['real_time']:9.1f} us "
-              f"{b['GBps']:7.0f} GB/s {b['pct_of_copy_bw']:5.1f}% of copy")
+              f"{b['GBps']:7.0f} GB/s {b['pct_of_copy_bw']:5.1f}% of copy "
+              f"{b.get('pct_of_same_bytes_copy', 0):5.1f}% of same-bytes copy")
 PY
 }
 

@@ -12,9 +12,13 @@
 
 namespace gemmscope {
 
+class CopyYardstick;
+
 // Run-level measurements a case's counters may be relative to.
 struct RunMeasurements {
   double copy_gbps = 0;  // device-to-device copy bandwidth, bytes read + written per second / 1e9
+  // A copy of a given size, timed as the cases are (copy_yardstick.h); null where none is kept.
+  CopyYardstick* same_bytes_copy = nullptr;
 };
 
 class TimedWork {

@@ -1,0 +1,44 @@
+#pragma once
+// The copy a quantization case is held against at its own size: a cudaMemcpyAsync that moves as
+// many bytes as the case (half read, half written), timed as the cases are (IterationTimer: the
+// L2 flushed before each sample, outside the events; samples batched behind a held stream).
+//
+// Why a second yardstick beside the run's copy bandwidth (kernels/copy_bandwidth.h, 512 MiB back
+// to back): two costs weigh on a case that a long copy spreads thin. The flush zeroes twice the
+// L2's size and leaves it full of dirty lines, which the timed work writes back to memory before
+// it can use those lines (as work after a kernel that wrote its output does in a training step);
+// and every kernel's start and tail weigh more the smaller the tensor. A copy of the case's bytes
+// pays both, so `pct_of_same_bytes_copy` says how close a kernel came to what moving its bytes
+// costs in that case, and `pct_of_copy_bw` how close to the GPU's bandwidth. A copy is half
+// writes: a read-heavier kernel can exceed 100% of either.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <map>
+
+namespace gemmscope {
+
+class IterationTimer;
+
+class CopyYardstick {
+ public:
+  static constexpr size_t kSamples = 21;
+
+  // Times on `stream` with `timer` (which flushes the L2 or not, holds the stream or not, as the
+  // run's cases are timed); both outlive the yardstick.
+  CopyYardstick(IterationTimer& timer, cudaStream_t stream) : timer_(timer), stream_(stream) {}
+
+  // GB/s (bytes read plus bytes written, per second, / 1e9) of a copy of bytes_moved / 2 bytes:
+  // the median of kSamples after one untimed copy, measured on the first call for a size and
+  // remembered. Allocates the copy's two buffers for the measurement only; 0 (no yardstick) for
+  // nothing to move, or when they do not fit in the GPU's free memory. Synchronises `stream`.
+  double gbps(double bytes_moved);
+
+ private:
+  IterationTimer& timer_;
+  cudaStream_t stream_;
+  std::map<size_t, double> gbps_by_copy_bytes_;
+};
+
+}  // namespace gemmscope
