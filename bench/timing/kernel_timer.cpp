@@ -53,7 +53,7 @@ KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& 
       continue;
     double sum = 0;
     for (const KernelActivity& activity : iteration)
-      sum += activity.ms;
+      sum += activity.ms - activity.overlap_ms;
     sums.push_back(sum);
     counts.push_back(static_cast<double>(iteration.size()));
   }
@@ -169,12 +169,19 @@ class Cupti {
         activities_.begin(), activities_.end(),
         [](const TimedActivity& a, const TimedActivity& b) { return a.start_ns < b.start_ns; });
     std::map<std::uint64_t, std::vector<KernelActivity>> by_iteration;
+    std::map<std::uint64_t, std::uint64_t> covered_until_ns;  // each iteration's latest end yet
     for (const TimedActivity& activity : activities_) {
       const auto id = external_ids_.find(activity.correlation_id);
       if (id == external_ids_.end())
         continue;  // launched outside enter()/leave(): the flush, the blocker, set-up
+      std::uint64_t& covered_until = covered_until_ns[id->second];
+      const std::uint64_t overlap_end = std::min(activity.end_ns, covered_until);
+      const std::uint64_t overlap_ns =
+          overlap_end > activity.start_ns ? overlap_end - activity.start_ns : 0;
+      covered_until = std::max(covered_until, activity.end_ns);
       by_iteration[id->second].push_back(
-          {activity.name, static_cast<double>(activity.end_ns - activity.start_ns) * 1e-6});
+          {activity.name, static_cast<double>(activity.end_ns - activity.start_ns) * 1e-6,
+           static_cast<double>(overlap_ns) * 1e-6});
     }
     activities_.clear();
     external_ids_.clear();

@@ -18,12 +18,18 @@ namespace gemmscope {
 struct KernelActivity {
   std::string name;  // the kernel's name (demangled, without its parameter list), or "memset"
   double ms = 0;     // end - start on the GPU
+  // The part of it that ran while an activity of the iteration that started before it was still
+  // running: a programmatic dependent launch (quant/detail/dependent_launch.cuh) starts before
+  // the kernel before it ends, so the iteration's GPU time is the durations' sum less these.
+  double overlap_ms = 0;
 };
 
 // What the kernel timer saw of one case.
 struct KernelSummary {
-  int iterations = 0;     // iterations with at least one activity
-  double mean_ms = 0;     // mean over iterations of the sum of the activities' durations
+  int iterations = 0;  // iterations with at least one activity
+  // Mean over iterations of the GPU time their activities cover (the durations' sum less the
+  // overlaps), the time the events around the iteration must hold.
+  double mean_ms = 0;
   int per_iteration = 0;  // activities per iteration (the most common count)
   // The activities of an iteration with that count, each with its median duration.
   std::vector<KernelActivity> typical;
