@@ -86,6 +86,12 @@ KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& 
   return summary;
 }
 
+std::uint64_t OverlapTracker::take(std::uint64_t start_ns, std::uint64_t end_ns) {
+  const std::uint64_t overlap_end = std::min(end_ns, covered_until_ns_);
+  covered_until_ns_ = std::max(covered_until_ns_, end_ns);
+  return overlap_end > start_ns ? overlap_end - start_ns : 0;
+}
+
 std::string kernel_list_text(const KernelSummary& summary) {
   std::string text;
   for (const KernelActivity& activity : summary.typical) {
@@ -169,16 +175,13 @@ class Cupti {
         activities_.begin(), activities_.end(),
         [](const TimedActivity& a, const TimedActivity& b) { return a.start_ns < b.start_ns; });
     std::map<std::uint64_t, std::vector<KernelActivity>> by_iteration;
-    std::map<std::uint64_t, std::uint64_t> covered_until_ns;  // each iteration's latest end yet
+    std::map<std::uint64_t, OverlapTracker> overlaps;
     for (const TimedActivity& activity : activities_) {
       const auto id = external_ids_.find(activity.correlation_id);
       if (id == external_ids_.end())
         continue;  // launched outside enter()/leave(): the flush, the blocker, set-up
-      std::uint64_t& covered_until = covered_until_ns[id->second];
-      const std::uint64_t overlap_end = std::min(activity.end_ns, covered_until);
       const std::uint64_t overlap_ns =
-          overlap_end > activity.start_ns ? overlap_end - activity.start_ns : 0;
-      covered_until = std::max(covered_until, activity.end_ns);
+          overlaps[id->second].take(activity.start_ns, activity.end_ns);
       by_iteration[id->second].push_back(
           {activity.name, static_cast<double>(activity.end_ns - activity.start_ns) * 1e-6,
            static_cast<double>(overlap_ns) * 1e-6});

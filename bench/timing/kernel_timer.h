@@ -37,6 +37,17 @@ struct KernelSummary {
 
 KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& iterations);
 
+// The activities of one iteration, taken in order of their GPU start times: each one's overlap
+// with those before it, as KernelActivity::overlap_ms counts it.
+class OverlapTracker {
+ public:
+  // How much of [start_ns, end_ns) an activity taken before it already covers, in ns.
+  std::uint64_t take(std::uint64_t start_ns, std::uint64_t end_ns);
+
+ private:
+  std::uint64_t covered_until_ns_ = 0;  // the latest end of the activities taken
+};
+
 // A kernel's name as --list_kernels prints it: demangled, without its parameter list, "void"
 // and anonymous namespaces ("gemmscope::amax_kernel<4>"); cuBLASLt's unmangled names as they
 // are; "?" for none.

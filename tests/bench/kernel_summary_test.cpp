@@ -68,6 +68,16 @@ TEST(SummarizeKernels, OverlappingActivitiesCountOnce) {
   EXPECT_DOUBLE_EQ(summary.typical[2].ms, 0.050);
 }
 
+TEST(OverlapTracker, CountsOnlyTimeAnEarlierActivityCovers) {
+  OverlapTracker overlaps;
+  EXPECT_EQ(overlaps.take(1000, 4000), 0u);      // the first: nothing before it
+  EXPECT_EQ(overlaps.take(3000, 9000), 1000u);   // a dependent launch, 1 us before the end
+  EXPECT_EQ(overlaps.take(5000, 7000), 2000u);   // wholly inside the one before
+  EXPECT_EQ(overlaps.take(8000, 12000), 1000u);  // against the latest end, 9000, not 7000
+  EXPECT_EQ(overlaps.take(12000, 13000), 0u);    // starts as the one before ends
+  EXPECT_EQ(overlaps.take(20000, 21000), 0u);    // after a gap
+}
+
 TEST(SummarizeKernels, NoActivitiesGiveAnEmptySummary) {
   for (const std::vector<Iteration>& iterations :
        {std::vector<Iteration>{}, std::vector<Iteration>{{}, {}, {}}}) {
