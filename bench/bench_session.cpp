@@ -21,7 +21,8 @@ namespace {
 
 // --verify: for cases this long, the event time may exceed the kernel time by at most 2%, or
 // by the gaps around and between back-to-back launches where they weigh more. On an H100 the
-// event time exceeded the sum of the kernels' own times by 3.4 us for one kernel, 5 us for
+// event time exceeded the kernel time (then the sum of the kernels' own times: nothing
+// overlapped) by 3.4 us for one kernel, 5 us for
 // two, 6.5 us for three, 12.4 us for six and 14 us for ten; on an H200 by up to 19.1 us for
 // ten. Expert cases of many short activities (an autocast case quantizes each expert's
 // operands apart) showed 2.1-2.9 us an activity behind a held stream on an H100, and the loop's
@@ -152,7 +153,6 @@ void BenchSession::start_gpu() {
   timer_ = std::make_unique<IterationTimer>(options_.l2_flush, /*hold_stream=*/!options_.profile);
   measurements_.copy_gbps = measure_copy_gbps(stream_);
   copy_yardstick_ = std::make_unique<CopyYardstick>(*timer_, stream_);
-  measurements_.same_bytes_copy = copy_yardstick_.get();
   int cuda_device = 0;
   CUDA_CHECK(cudaGetDevice(&cuda_device));
   clock_monitor_ = std::make_unique<ClockMonitor>(cuda_device);
@@ -278,7 +278,33 @@ void BenchSession::measure_group(size_t index) {
   } catch (const std::exception& e) {
     clock_monitor_->stop();
     for (const std::unique_ptr<PreparedCase>& p : prepared)
-      results_[p->index].push_back(CaseResult{e.what(), "", 0, {}, "", "", ""});
+      results_[p->index].push_back(CaseResult{e.what(), "", 0, {}, "", "", "", 0});
+  }
+  std::vector<size_t> timed;
+  for (const std::unique_ptr<PreparedCase>& p : prepared)
+    timed.push_back(p->index);
+  prepared.clear();  // the group's buffers, freed for the copies
+  for (const size_t member : timed) {
+    CaseResult& result = results_[member].back();
+    add_same_bytes_copy(result, result.seconds);
+  }
+}
+
+void BenchSession::add_same_bytes_copy(CaseResult& result, double seconds) {
+  if (!result.error.empty() || !result.skip_reason.empty() || result.bytes_moved <= 0 ||
+      seconds <= 0) {
+    return;
+  }
+  try {
+    const double copy_gbps = copy_yardstick_->gbps(result.bytes_moved);
+    if (copy_gbps > 0) {
+      result.counters["pct_of_same_bytes_copy"] =
+          100.0 * result.bytes_moved / seconds / 1e9 / copy_gbps;
+    } else {
+      append_note(result.label, "no same-bytes copy: its buffers do not fit in GPU memory");
+    }
+  } catch (const std::exception& e) {
+    append_note(result.label, std::string("no same-bytes copy: ") + e.what());
   }
 }
 
@@ -296,6 +322,7 @@ BenchSession::CaseResult BenchSession::measured_result(const PreparedCase& prepa
     return result;
   }
   work.report(result.counters, result.seconds, measurements_);
+  result.bytes_moved = work.bytes_moved();
   benchmark::UserCounters& counters = result.counters;
   const double noise = relative_half_width_pct(summary);
   counters["samples"] = static_cast<double>(samples.seconds.size());
@@ -404,29 +431,35 @@ void BenchSession::run_benchmark_loop(benchmark::State& state, size_t index) {
       settle = timer.settle({member});
     prepared_->settled = true;
     MemberSamples samples;
-    const ProfilerScope profiler(options_.profile);
     GroupSamples group;
-    timer.begin_recording();
-    std::uint64_t iteration = 0;
-    // One Google Benchmark iteration is one period of the work (TimedWork::period): its mean.
-    const size_t period = std::max<size_t>(1, prepared_->work->period());
-    for (auto _ : state) {
-      double seconds = 0;
-      for (size_t i = 0; i < period; ++i)
-        seconds += timer.time_iteration(member, kernel_id(0, iteration++));
-      seconds /= static_cast<double>(period);
-      state.SetIterationTime(seconds);
-      samples.seconds.push_back(seconds);
+    {
+      const ProfilerScope profiler(options_.profile);
+      timer.begin_recording();
+      std::uint64_t iteration = 0;
+      // One Google Benchmark iteration is one period of the work (TimedWork::period): its mean.
+      const size_t period = std::max<size_t>(1, prepared_->work->period());
+      for (auto _ : state) {
+        double seconds = 0;
+        for (size_t i = 0; i < period; ++i)
+          seconds += timer.time_iteration(member, kernel_id(0, iteration++));
+        seconds /= static_cast<double>(period);
+        state.SetIterationTime(seconds);
+        samples.seconds.push_back(seconds);
+      }
+      samples.kernels = timer.end_recording(1, &group.gpc_clock).front();
     }
-    samples.kernels = timer.end_recording(1, &group.gpc_clock).front();
     group.clocks = clock_monitor_->stop();
     CaseResult result = measured_result(*prepared_, samples, settle, group);
-    // Google Benchmark reports the mean of its iterations here; the rates follow it.
+    // Google Benchmark reports the mean of its iterations here; the rates follow it. The case's
+    // buffers stay (Google Benchmark may call again for the same case).
     double total = 0;
     for (const double seconds : samples.seconds)
       total += seconds;
-    if (!samples.seconds.empty())
-      prepared_->work->report(result.counters, total / samples.seconds.size(), measurements_);
+    if (!samples.seconds.empty()) {
+      const double mean = total / samples.seconds.size();
+      prepared_->work->report(result.counters, mean, measurements_);
+      add_same_bytes_copy(result, mean);
+    }
     if (!result.error.empty()) {
       state.SkipWithError(result.error.c_str());
       return;

@@ -96,6 +96,7 @@ class BenchSession {
     std::string label;
     std::string kernel_list;  // for --list_kernels
     std::string trial_times;  // for --list_kernels
+    double bytes_moved = 0;   // TimedWork::bytes_moved, for the same-bytes copy
   };
 
   // Prepares case `index`, verifies it (--verify) and runs it --warmup_runs times. Throws as
@@ -109,6 +110,11 @@ class BenchSession {
   CaseResult measured_result(const PreparedCase& prepared, const MemberSamples& samples,
                              const SettleResult& settle, const GroupSamples& group) const;
   void report(benchmark::State& state, const CaseResult& result, const std::string& name) const;
+  // pct_of_same_bytes_copy for a result of work measured by its bytes (TimedWork::bytes_moved)
+  // at `seconds` an iteration: after its group is timed, outside the profiler's range, with as
+  // few of the group's buffers held as may be (the copy needs memory of its own). A copy that
+  // cannot be measured leaves the counter out and says why in the label.
+  void add_same_bytes_copy(CaseResult& result, double seconds);
   // With an explicit --benchmark_min_time: Google Benchmark's loop, one case at a time.
   void run_benchmark_loop(benchmark::State& state, size_t index);
   GroupTimer group_timer();
@@ -124,7 +130,7 @@ class BenchSession {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CublasLtContext> cublas_;
   std::unique_ptr<IterationTimer> timer_;
-  std::unique_ptr<CopyYardstick> copy_yardstick_;  // times with timer_
+  std::unique_ptr<CopyYardstick> copy_yardstick_;  // times with timer_, between groups
   std::unique_ptr<ClockMonitor> clock_monitor_;
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::unique_ptr<GpcClockSampler> gpc_clock_sampler_;  // with --gpc_clock=on

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "bench/timing/copy_yardstick.h"
 #include "kernels/device_buffer.h"
 #include "kernels/random_fill.h"
 
@@ -22,19 +21,15 @@ class QuantizeWork : public TimedWork {
 
   void enqueue(cudaStream_t stream) override { quantizer_->quantize(stream); }
   size_t launches() const override { return quantizer_->launches(); }
+  double bytes_moved() const override { return quantizer_->bytes_moved(); }
   // The kernels are checked bit for bit against host references by the tests.
   std::string verify(cudaStream_t /*stream*/) override { return ""; }
   void report(benchmark::UserCounters& counters, double seconds_per_iteration,
               const RunMeasurements& run) const override {
-    const double gbps = quantizer_->bytes_moved() / seconds_per_iteration / 1e9;
+    const double gbps = bytes_moved() / seconds_per_iteration / 1e9;
     counters["GBps"] = gbps;
     if (run.copy_gbps > 0)
       counters["pct_of_copy_bw"] = 100.0 * gbps / run.copy_gbps;
-    if (run.same_bytes_copy != nullptr) {
-      const double copy_gbps = run.same_bytes_copy->gbps(quantizer_->bytes_moved());
-      if (copy_gbps > 0)
-        counters["pct_of_same_bytes_copy"] = 100.0 * gbps / copy_gbps;
-    }
     counters["R"] = static_cast<double>(spec_.rows);
     counters["C"] = static_cast<double>(spec_.cols);
     if (!spec_.group_rows.empty())

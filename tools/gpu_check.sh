@@ -776,7 +776,8 @@ for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if "GBps" in b:
         print(f"{b['name'].removesuffix('/manual_time'):55s} {b['real_time']:9.1f} us "
               f"{b['GBps']:7.0f} GB/s {b['pct_of_copy_bw']:5.1f}% of copy "
-              f"{b.get('pct_of_same_bytes_copy', 0):5.1f}% of same-bytes copy")
+              + (f"{b['pct_of_same_bytes_copy']:5.1f}% of same-bytes copy"
+                 if "pct_of_same_bytes_copy" in b else "  n/a of same-bytes copy"))
 PY
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The copy a quantization case is held against at its own size: a cudaMemcpyAsync that moves as
-// many bytes as the case (half read, half written), timed as the cases are (IterationTimer: the
-// L2 flushed before each sample, outside the events; samples batched behind a held stream).
+// many bytes as the case (half read, half written), timed as a one-launch case is
+// (IterationTimer: the L2 flushed before each sample unless --l2_flush=false, outside the
+// events; samples batched behind a held stream; the mean less outliers, sample_statistics.h).
 //
 // Why a second yardstick beside the run's copy bandwidth (kernels/copy_bandwidth.h, 512 MiB back
 // to back): two costs weigh on a case that a long copy spreads thin. The flush zeroes twice the
@@ -29,10 +30,11 @@ class CopyYardstick {
   // run's cases are timed); both outlive the yardstick.
   CopyYardstick(IterationTimer& timer, cudaStream_t stream) : timer_(timer), stream_(stream) {}
 
-  // GB/s (bytes read plus bytes written, per second, / 1e9) of a copy of bytes_moved / 2 bytes:
-  // the median of kSamples after one untimed copy, measured on the first call for a size and
-  // remembered. Allocates the copy's two buffers for the measurement only; 0 (no yardstick) for
-  // nothing to move, or when they do not fit in the GPU's free memory. Synchronises `stream`.
+  // GB/s (bytes read plus bytes written, per second, / 1e9) of a copy of bytes_moved / 2 bytes,
+  // measured on the first call for a size (after one untimed copy; the stream is then
+  // synchronised) and remembered. Allocates the copy's two buffers for the measurement only.
+  // 0, remembered for nothing, where there is nothing to move or the buffers do not fit in the
+  // GPU's memory now (the allocation's error is cleared). Other CUDA errors throw CudaError.
   double gbps(double bytes_moved);
 
  private:

@@ -73,15 +73,17 @@ KernelSummary summarize_kernels(const std::vector<std::vector<KernelActivity>>& 
   // Activity by activity, over the iterations that launched the usual number of them.
   for (int i = 0; i < summary.per_iteration; ++i) {
     std::vector<double> durations;
+    std::vector<double> overlaps;
     std::string name;
     for (const std::vector<KernelActivity>& iteration : iterations) {
       if (static_cast<int>(iteration.size()) != summary.per_iteration)
         continue;
       durations.push_back(iteration[i].ms);
+      overlaps.push_back(iteration[i].overlap_ms);
       name = iteration[i].name;
     }
     if (!durations.empty())
-      summary.typical.push_back({name, median_of(durations)});
+      summary.typical.push_back({name, median_of(durations), median_of(overlaps)});
   }
   return summary;
 }

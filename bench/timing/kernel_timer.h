@@ -31,7 +31,8 @@ struct KernelSummary {
   // overlaps), the time the events around the iteration must hold.
   double mean_ms = 0;
   int per_iteration = 0;  // activities per iteration (the most common count)
-  // The activities of an iteration with that count, each with its median duration.
+  // The activities of an iteration with that count, each with its median duration and overlap
+  // (--list_kernels prints the durations: each activity's whole run).
   std::vector<KernelActivity> typical;
 };
 

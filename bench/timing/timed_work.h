@@ -12,13 +12,9 @@
 
 namespace gemmscope {
 
-class CopyYardstick;
-
 // Run-level measurements a case's counters may be relative to.
 struct RunMeasurements {
   double copy_gbps = 0;  // device-to-device copy bandwidth, bytes read + written per second / 1e9
-  // A copy of a given size, timed as the cases are (copy_yardstick.h); null where none is kept.
-  CopyYardstick* same_bytes_copy = nullptr;
 };
 
 class TimedWork {
@@ -33,6 +29,9 @@ class TimedWork {
   // rather than a benchmark::State so that a case can be reported after it was measured.
   virtual void report(benchmark::UserCounters& counters, double seconds_per_iteration,
                       const RunMeasurements& run) const = 0;
+  // Bytes one enqueue() reads plus writes, for work measured by them (quantization: GB/s, and
+  // the session's same-bytes copy, copy_yardstick.h); 0 for work that is not.
+  virtual double bytes_moved() const { return 0; }
   // The case's label in the report (the session may append notes to it, e.g. on clocks).
   virtual std::string label() const { return ""; }
   // After a trial among alternatives: each one's name and time, for --list_kernels.

@@ -1,6 +1,8 @@
 // The same-bytes copy yardstick of the quantization cases: measured once a size, slower per byte
-// for a small tensor under the flush than for a large one, never more than the copy engine's
-// best, and no yardstick (0, not a throw) where the copy has nothing to move or does not fit.
+// for a small tensor under the flush than for a large one, near the run's copy bandwidth for a
+// copy as large as that one, and no yardstick (0, not a throw, no error left behind) where the
+// copy has nothing to move or its buffers do not fit. The bounds are loose on purpose (the first
+// form of this test passed on an H200, 2026-11-28; the figures were not printed).
 
 #include "bench/timing/copy_yardstick.h"
 

@@ -65,7 +65,9 @@ TEST(SummarizeKernels, OverlappingActivitiesCountOnce) {
   // Each kernel's own duration is still its whole run.
   ASSERT_EQ(summary.typical.size(), 3u);
   EXPECT_DOUBLE_EQ(summary.typical[1].ms, 0.040);
+  EXPECT_DOUBLE_EQ(summary.typical[1].overlap_ms, 0.001);
   EXPECT_DOUBLE_EQ(summary.typical[2].ms, 0.050);
+  EXPECT_DOUBLE_EQ(summary.typical[2].overlap_ms, 0.003);
 }
 
 TEST(OverlapTracker, CountsOnlyTimeAnEarlierActivityCovers) {
