@@ -22,12 +22,11 @@ namespace {
 // --verify: for cases this long, the event time may exceed the kernel time by at most 2%, or
 // by the gaps around and between back-to-back launches where they weigh more. On an H100 the
 // event time exceeded the kernel time (then the sum of the kernels' own times: nothing
-// overlapped) by 3.4 us for one kernel, 5 us for
-// two, 6.5 us for three, 12.4 us for six and 14 us for ten; on an H200 by up to 19.1 us for
-// ten. Expert cases of many short activities (an autocast case quantizes each expert's
-// operands apart) showed 2.1-2.9 us an activity behind a held stream on an H100, and the loop's
-// back-to-back BF16 GEMMs up to 3.4. The check allows 4 us plus 3 us a kernel (or memset, or
-// memcpy). Below 100 us only the order is checked.
+// overlapped) by 3.4 us for one kernel, 5 us for two, 6.5 us for three, 12.4 us for six and
+// 14 us for ten; on an H200 by up to 19.1 us for ten. Expert cases of many short activities (an
+// autocast case quantizes each expert's operands apart) showed 2.1-2.9 us an activity behind a held
+// stream on an H100, and the loop's back-to-back BF16 GEMMs up to 3.4. The check allows 4 us plus 3
+// us a kernel (or memset, or memcpy). Below 100 us only the order is checked.
 constexpr double kKernelCheckMinSeconds = 100e-6;
 constexpr double kKernelCheckTolerance = 0.02;
 constexpr double kFixedGapSeconds = 4e-6;
