@@ -290,8 +290,8 @@ void BenchSession::measure_group(size_t index) {
 }
 
 void BenchSession::add_same_bytes_copy(CaseResult& result, double seconds) {
-  if (!result.error.empty() || !result.skip_reason.empty() || result.bytes_moved <= 0 ||
-      seconds <= 0) {
+  if (!result.error.empty() || !result.skip_reason.empty() ||
+      result.bytes_moved < CopyYardstick::kMinBytesMoved || seconds <= 0) {
     return;
   }
   try {

@@ -1,8 +1,9 @@
 #pragma once
-// The copy a quantization case is held against at its own size: a cudaMemcpyAsync that moves as
-// many bytes as the case (half read, half written), timed as a one-launch case is
-// (IterationTimer: the L2 flushed before each sample unless --l2_flush=false, outside the
-// events; samples batched behind a held stream; the mean less outliers, sample_statistics.h).
+// The copy a quantization case is held against at its own size: a DeviceCopy
+// (kernels/copy_bandwidth.h) that moves as many bytes as the case (half read, half written), timed
+// as a one-launch case is (IterationTimer: the L2 flushed before each sample unless
+// --l2_flush=false, outside the events; samples batched behind a held stream; the mean less
+// outliers, sample_statistics.h).
 //
 // Why a second yardstick beside the run's copy bandwidth (kernels/copy_bandwidth.h, 512 MiB back
 // to back): two costs weigh on a case that a long copy spreads thin. The flush zeroes twice the
@@ -25,6 +26,8 @@ class IterationTimer;
 class CopyYardstick {
  public:
   static constexpr size_t kSamples = 21;
+  // Less is not one 16-byte vector copied: no yardstick.
+  static constexpr double kMinBytesMoved = 32;
 
   // Times on `stream` with `timer` (which flushes the L2 or not, holds the stream or not, as the
   // run's cases are timed); both outlive the yardstick.
@@ -33,8 +36,8 @@ class CopyYardstick {
   // GB/s (bytes read plus bytes written, per second, / 1e9) of a copy of bytes_moved / 2 bytes,
   // measured on the first call for a size (after one untimed copy; the stream is then
   // synchronised) and remembered. Allocates the copy's two buffers for the measurement only.
-  // 0, remembered for nothing, where there is nothing to move or the buffers do not fit in the
-  // GPU's memory now (the allocation's error is cleared). Other CUDA errors throw CudaError.
+  // 0, remembered for nothing, below kMinBytesMoved or where the buffers do not fit in the GPU's
+  // memory now (the allocation's error is cleared). Other CUDA errors throw CudaError.
   double gbps(double bytes_moved);
 
  private:
