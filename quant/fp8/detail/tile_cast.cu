@@ -394,12 +394,12 @@ __device__ __forceinline__ void cast_tile(const KernelParams& p, unsigned int ti
 // the order makes no difference.
 // kRowwise's tiles also load and store evict-first, so that the cast's own misses and writes do
 // not push those rows out before it reaches them. On an H200 (2026-11-28, against plain loads and
-// stores, alternately in one call, three rounds over two calls) that raised its `both` copies by
-// 2.4-3.9 points of copy bandwidth at 4096 columns (X 15872x4096: 111.0 -> 108.0 us) and 1.0-2.6
-// at 12288-16384, and its columnwise copies by 2.9-4.5 at 4096 columns and by -0.5 to 0.0 at
-// 12288-16384 (tensors of 0.39-0.52 GB, far beyond the L2). FP8Current's cast with the same hints,
-// timed the same way in a scratch build, lost 0.5-2.8 points, for reasons not understood: it
-// keeps plain ones, and so does the grouped cast, not timed with them.
+// stores, alternately: three rounds of `both` over two calls, one of columnwise) that raised its
+// `both` copies by 2.4-3.9 points of copy bandwidth at 4096 columns (X 15872x4096: 111.0 -> 108.0
+// us) and 1.0-2.6 at 12288-16384, and its columnwise copies by 2.9-4.5 at 4096 columns and by
+// -0.5 to 0.0 at 12288-16384 (tensors of 0.39-0.52 GB, far beyond the L2). FP8Current's cast with
+// the same hints, timed the same way in a scratch build, lost 0.5-2.8 points, for reasons not
+// understood: it keeps plain ones, and so does the grouped cast, not timed with them.
 template <TileScaling kScaling, __nv_fp8_interpretation_t kFormat, bool kAligned>
 __global__ void __launch_bounds__(kThreads, kAligned ? kMinBlocksPerSm : kMinBlocksPerSmScalar)
     tile_cast_kernel(const KernelParams p) {
